@@ -1,0 +1,6 @@
+"""HEDit agents: plain Python, no Django.
+
+Each agent lives in its own module with one public entry point; the workflow in
+:mod:`agents.workflow` routes them and they exchange data only through
+:class:`agents.state.AnnotationState`.
+"""

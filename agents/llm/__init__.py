@@ -1,0 +1,5 @@
+"""Language-model access for the agents (OpenAI-compatible endpoints)."""
+
+from agents.llm.base import ChatModel, LLMError, LLMReply
+
+__all__ = ["ChatModel", "LLMError", "LLMReply"]

@@ -1,0 +1,38 @@
+"""The contract between agents and whatever model answers them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agents.state import LLMCall
+
+Message = dict[str, Any]
+
+
+class LLMError(RuntimeError):
+    """A model could not be reached or refused the request; the message is one line for users."""
+
+
+@dataclass(frozen=True)
+class LLMReply:
+    text: str
+    call: LLMCall
+
+
+class ChatModel(Protocol):
+    """Anything that answers chat messages for a named agent.
+
+    Implementations pick the model for *agent* (falling back to the annotation
+    model), honour *response_format* / *extra_body* where the endpoint can, and
+    raise :class:`LLMError` with a one-line reason when they cannot answer.
+    """
+
+    async def complete(
+        self,
+        agent: str,
+        messages: list[Message],
+        *,
+        response_format: dict[str, Any] | None = None,
+        extra_body: dict[str, Any] | None = None,
+    ) -> LLMReply: ...

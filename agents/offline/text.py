@@ -1,0 +1,203 @@
+"""Plain-English text handling: tokens, a small lemmatiser, negation and numeric quantities."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+_TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z]+(?:'[a-z]+)?|[.;:!?]")
+CLAUSE_BREAKS = frozenset(".;:!?")
+
+# Dropped before phrase matching so "the left side of the screen" matches "left side of screen".
+ARTICLES = frozenset({"a", "an", "the", "its", "their", "his", "her", "this", "that", "these", "those"})
+
+NEGATORS = frozenset({"not", "no", "never", "without", "nor", "cannot", "isn't", "doesn't", "don't",
+                      "didn't", "wasn't", "aren't", "weren't", "won't"})
+
+# Words that carry no event content: never reported as uncovered.
+STOPWORDS = frozenset("""
+a about above across after again against all along also although always am among an and another any
+anyone anything are around as at away back be became because been before began begin being between
+both but by can cannot could did do does doing done down during each either else end ends enough
+even ever every few first for from further get gets getting give gives given giving go goes going
+got had has have having he her here hers him his how however i if in including indicate indicates
+indicating indicated instead into is it its itself just last least less let like made make makes
+many may me meant might more most much must my near never next no nor not now of off often on once
+one only onto or other others otherwise our out over own per perhaps put rather same second several
+shall she should since so some something sometimes still such than that the their them then there
+these they this those though through thus till to too toward towards under until up upon us use
+used using very via was we well were what whatever when whenever where whether which while who
+whom whose why will with within without would yet you your it's that's there's let's
+whereby therefore etc i.e e.g type kind sort way part time times moment point case
+""".split())
+
+IRREGULAR = {
+    "stimuli": "stimulus", "shown": "show", "seen": "see", "saw": "see", "heard": "hear",
+    "held": "hold", "gave": "give", "given": "give", "made": "make", "began": "begin",
+    "begun": "begin", "ran": "run", "spoke": "speak", "spoken": "speak", "wrote": "write",
+    "written": "write", "read": "read", "feet": "foot", "teeth": "tooth", "men": "man",
+    "women": "woman", "children": "child", "people": "person", "mice": "mouse", "hit": "hit",
+    "chose": "choose", "chosen": "choose", "lay": "lie", "lying": "lie", "sat": "sit",
+    "stood": "stand", "went": "go", "gone": "go", "fell": "fall", "fallen": "fall",
+    "drove": "drive", "driven": "drive", "ate": "eat", "eaten": "eat", "drank": "drink",
+    "felt": "feel", "took": "take", "taken": "take", "caught": "catch", "thought": "think",
+    "hid": "hide", "hidden": "hide", "rang": "ring", "rung": "ring", "data": "data",
+    "centre": "center", "colour": "color", "colours": "color", "coloured": "colored",
+    "grey": "gray", "analyses": "analysis", "axes": "axis", "matrices": "matrix",
+    "lit": "light",
+}
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # surface form, lower-cased
+    norm: str  # canonical form used for matching
+    index: int  # position in the token list
+    start: int  # character offset in the description
+    end: int
+
+    @property
+    def is_break(self) -> bool:
+        return self.text in CLAUSE_BREAKS
+
+    @property
+    def is_number(self) -> bool:
+        return self.text[:1].isdigit()
+
+    @property
+    def is_content(self) -> bool:
+        return (
+            self.text.isalpha() and len(self.text) > 2 and self.text not in STOPWORDS
+            and self.norm not in STOPWORDS
+        )
+
+
+def lemma_candidates(word: str) -> list[str]:
+    """Possible base forms of an inflected English word, likeliest first."""
+    out: list[str] = []
+    if word in IRREGULAR:
+        out.append(IRREGULAR[word])
+    n = len(word)
+    if n > 4 and word.endswith("ies"):
+        out.append(word[:-3] + "y")
+    if n > 3 and word.endswith("es"):
+        out.append(word[:-2])
+    if n > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        out.append(word[:-1])
+    for suffix in ("ing", "ed"):
+        if n > len(suffix) + 2 and word.endswith(suffix):
+            stem = word[: -len(suffix)]
+            out.extend([stem, stem + "e"])
+            if len(stem) > 2 and stem[-1] == stem[-2]:
+                out.append(stem[:-1])  # tapped -> tap
+            if stem.endswith("i"):
+                out.append(stem[:-1] + "y")  # tried -> try
+    if n > 4 and word.endswith("ly"):
+        out.extend([word[:-2], word[:-2] + "e", word[:-4] + "le" if word.endswith("ally") else word[:-2]])
+        if word.endswith("ily"):
+            out.append(word[:-3] + "y")
+    if n > 4 and word.endswith("er"):
+        out.extend([word[:-2], word[:-1]])
+    if n > 5 and word.endswith("est"):
+        out.extend([word[:-3], word[:-2]])
+    if n > 5 and word.endswith("ation"):
+        out.extend([word[:-5] + "e", word[:-5]])
+    return out
+
+
+def tokenize(text: str, known: Callable[[str], bool]) -> list[Token]:
+    """Tokens of *text*; each word normalised to the first known base form, else kept as written."""
+    tokens: list[Token] = []
+    for m in _TOKEN.finditer(text):
+        surface = m.group(0).lower().replace("\u2019", "'")
+        norm = surface
+        if surface.isalpha() and not known(surface):
+            for cand in lemma_candidates(surface):
+                if known(cand):
+                    norm = cand
+                    break
+            else:
+                norm = IRREGULAR.get(surface, surface)
+        elif surface.endswith("'s"):
+            norm = surface[:-2]
+        tokens.append(Token(surface, norm, len(tokens), m.start(), m.end()))
+    return tokens
+
+
+def negated(tokens: list[Token], index: int, window: int = 3) -> bool:
+    """True if a negator precedes token *index* closely within its clause."""
+    for j in range(index - 1, max(-1, index - window - 1), -1):
+        tok = tokens[j]
+        if tok.is_break or tok.text in {"but", "and", "or", "while", "whereas"}:
+            return False
+        if tok.text in NEGATORS or tok.text.endswith("n't"):
+            return True
+    return False
+
+
+# --- numeric quantities -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Quantity:
+    number: str
+    unit_class: str  # "" for a bare count
+    units: tuple[str, ...]  # spellings to try, schema-preferred first
+    start: int
+    end: int
+    token_span: tuple[int, int] = (0, 0)
+
+
+_UNITS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "hz": ("frequencyUnits", ("Hz", "hertz")),
+    "hertz": ("frequencyUnits", ("Hz", "hertz")),
+    "khz": ("frequencyUnits", ("kHz", "kilohertz")),
+    "ms": ("timeUnits", ("ms", "millisecond")),
+    "msec": ("timeUnits", ("ms", "millisecond")),
+    "millisecond": ("timeUnits", ("ms", "millisecond")),
+    "s": ("timeUnits", ("s", "second")),
+    "sec": ("timeUnits", ("s", "second")),
+    "second": ("timeUnits", ("s", "second")),
+    "min": ("timeUnits", ("minute",)),
+    "minute": ("timeUnits", ("minute",)),
+    "hour": ("timeUnits", ("hour",)),
+    "year": ("timeUnits", ("year",)),
+    "m": ("physicalLengthUnits", ("m", "metre", "meter")),
+    "meter": ("physicalLengthUnits", ("m", "metre", "meter")),
+    "metre": ("physicalLengthUnits", ("m", "metre", "meter")),
+    "cm": ("physicalLengthUnits", ("cm", "centimetre", "centimeter")),
+    "mm": ("physicalLengthUnits", ("mm", "millimetre", "millimeter")),
+    "km": ("physicalLengthUnits", ("km", "kilometre", "kilometer")),
+    "foot": ("physicalLengthUnits", ("foot",)),
+    "inch": ("physicalLengthUnits", ("inch",)),
+    "mile": ("physicalLengthUnits", ("mile",)),
+    "mph": ("speedUnits", ("mph",)),
+    "kph": ("speedUnits", ("kph",)),
+    "degree": ("angleUnits", ("degree", "degrees")),
+    "deg": ("angleUnits", ("degree", "degrees")),
+    "rad": ("angleUnits", ("rad", "radian")),
+    "db": ("intensityUnits", ("dB",)),
+    "decibel": ("intensityUnits", ("dB",)),
+    "%": ("percent", ("",)),
+    "percent": ("percent", ("",)),
+}
+_QUANTITY = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*-?\s*(%|[A-Za-z]+)?", re.IGNORECASE
+)
+
+
+def find_quantities(text: str, tokens: list[Token]) -> list[Quantity]:
+    """Numbers in *text* with their unit (or none: a bare count)."""
+    found: list[Quantity] = []
+    for m in _QUANTITY.finditer(text):
+        unit_word = (m.group(2) or "").lower()
+        key = unit_word if unit_word in _UNITS else unit_word.rstrip("s") if unit_word.rstrip("s") in _UNITS else ""
+        if unit_word in {"feet"}:
+            key = "foot"
+        elif unit_word in {"inches"}:
+            key = "inch"
+        end = m.end() if key else m.end(1)
+        unit_class, spellings = _UNITS.get(key, ("", ()))
+        span = [t.index for t in tokens if t.start >= m.start() and t.end <= end]
+        found.append(Quantity(m.group(1), unit_class, spellings, m.start(), end,
+                              (span[0], span[-1] + 1) if span else (0, 0)))
+    return found

@@ -1,0 +1,150 @@
+"""Typed workflow state: the only channel through which agents exchange data."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from agents.schema import DEFAULT_SCHEMA_VERSION
+
+AgentName = Literal["annotation", "validation", "feedback", "evaluation", "assessment", "vision"]
+RunStatus = Literal["succeeded", "invalid", "failed", "cancelled"]
+
+MAX_DESCRIPTION_CHARS = 5000
+
+
+@dataclass(frozen=True)
+class WorkflowOptions:
+    schema_version: str = DEFAULT_SCHEMA_VERSION
+    max_validation_attempts: int = 3
+    max_total_iterations: int = 5
+    run_assessment: bool = False
+    no_extend: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> WorkflowOptions:
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**known)
+
+
+@dataclass(frozen=True)
+class ValidationIssue:
+    code: str
+    message: str
+    severity: Literal["error", "warning"] = "error"
+    hint: str = ""
+    tag: str = ""
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+
+@dataclass(frozen=True)
+class LLMCall:
+    """One request to a language model, as the provider answered it."""
+
+    agent: str
+    model: str
+    request: str
+    response: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+    cache_hit: bool = False
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    is_faithful: bool
+    feedback: str = ""
+    uncovered_terms: tuple[str, ...] = ()
+    suggestions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Assessment:
+    is_complete: bool
+    feedback: str = ""
+    missing: tuple[str, ...] = ()
+
+
+@dataclass
+class Iteration:
+    """One annotation attempt and what the other agents said of it."""
+
+    number: int
+    annotation: str = ""
+    issues: list[ValidationIssue] = field(default_factory=list)
+    feedback: str = ""
+    evaluation: Evaluation | None = None
+
+    @property
+    def errors(self) -> list[ValidationIssue]:
+        return [i for i in self.issues if i.is_error]
+
+    @property
+    def is_valid(self) -> bool:
+        return bool(self.annotation.strip()) and not self.errors
+
+
+@dataclass(frozen=True)
+class AgentStep:
+    """What one agent did; sent to the observer as it happens."""
+
+    seq: int
+    agent: AgentName
+    iteration: int
+    action: str
+    input_summary: str = ""
+    output: str = ""
+    duration_ms: float = 0.0
+    issues: tuple[ValidationIssue, ...] = ()
+    feedback: str = ""
+    ok: bool = True
+
+
+@dataclass
+class AnnotationState:
+    description: str
+    options: WorkflowOptions = field(default_factory=WorkflowOptions)
+    image_description: str = ""
+    iterations: list[Iteration] = field(default_factory=list)
+    validation_attempts: int = 0
+    pending_feedback: str = ""
+    pending_issues: list[ValidationIssue] = field(default_factory=list)
+    evaluation: Evaluation | None = None
+    assessment: Assessment | None = None
+    llm_calls: list[LLMCall] = field(default_factory=list)
+    steps: list[AgentStep] = field(default_factory=list)
+    status: RunStatus | None = None
+    error: str = ""
+
+    @property
+    def current(self) -> Iteration | None:
+        return self.iterations[-1] if self.iterations else None
+
+    @property
+    def annotation(self) -> str:
+        return self.current.annotation if self.current else ""
+
+    @property
+    def is_valid(self) -> bool:
+        return bool(self.current and self.current.is_valid)
+
+    @property
+    def is_faithful(self) -> bool | None:
+        return self.evaluation.is_faithful if self.evaluation else None
+
+    def usage(self) -> dict[str, Any]:
+        return {
+            "llm_calls": len(self.llm_calls),
+            "prompt_tokens": sum(c.prompt_tokens for c in self.llm_calls),
+            "completion_tokens": sum(c.completion_tokens for c in self.llm_calls),
+            "cost_usd": round(sum(c.cost_usd for c in self.llm_calls), 6),
+        }

@@ -1,0 +1,80 @@
+"""Validate HED strings with hedtools and attach a remediation hint to each issue."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from typing import TYPE_CHECKING
+
+from agents.schema import get_schema
+from agents.state import AnnotationState, ValidationIssue
+from agents.validation.hints import hint_for
+
+if TYPE_CHECKING:
+    from hed.validator import HedValidator
+
+logger = logging.getLogger(__name__)
+
+_validator_lock = threading.Lock()
+
+
+@functools.cache
+def _validator(version: str) -> HedValidator:
+    from hed.validator import HedValidator
+
+    return HedValidator(get_schema(version))
+
+
+def _suggest(tag: str, version: str) -> str:
+    # The vocabulary is optional here: suggestions improve a hint but never block validation.
+    try:
+        from agents.vocabulary import get_vocabulary
+
+        names = get_vocabulary(version).closest(tag.split("/")[0], limit=3)
+    except Exception:  # pragma: no cover - defensive, suggestions are best effort
+        logger.debug("no suggestions for %s", tag, exc_info=True)
+        return ""
+    return f" Closest tags: {', '.join(names)}." if names else ""
+
+
+def validate_hed(hed: str, schema_version: str, *, no_extend: bool = False) -> list[ValidationIssue]:
+    """All issues hedtools finds in *hed*, errors first.
+
+    With *no_extend*, tag extensions (normally a warning) count as errors.
+    """
+    from hed.errors import ErrorSeverity
+    from hed.models import HedString
+
+    text = hed.strip()
+    if not text:
+        return [ValidationIssue(code="EMPTY_ANNOTATION", message="The annotation is empty.",
+                                hint=hint_for("EMPTY_ANNOTATION"))]
+    schema = get_schema(schema_version)
+    validator = _validator(schema_version)
+    with _validator_lock:  # hedtools validators keep per-call state
+        raw = validator.validate(HedString(text, schema), allow_placeholders=False)
+    issues: list[ValidationIssue] = []
+    for item in raw:
+        code = str(item.get("code", "UNKNOWN"))
+        error = item.get("severity", ErrorSeverity.ERROR) == ErrorSeverity.ERROR
+        if code == "TAG_EXTENDED" and no_extend:
+            error = True
+        source = item.get("source_tag")
+        tag = str(source) if source is not None else ""
+        hint = hint_for(code)
+        if code in {"TAG_INVALID", "TAG_EXTENDED", "TAG_EXTENSION_INVALID"} and tag:
+            hint += _suggest(tag, schema_version)
+        issues.append(ValidationIssue(code=code, message=str(item.get("message", "")).strip(),
+                                      severity="error" if error else "warning", hint=hint, tag=tag))
+    issues.sort(key=lambda i: not i.is_error)
+    return issues
+
+
+def validate_annotation(state: AnnotationState) -> list[ValidationIssue]:
+    """Agent entry point: validate the state's current annotation in place."""
+    current = state.current
+    assert current is not None, "validation runs after an annotation"
+    current.issues = validate_hed(current.annotation, state.options.schema_version,
+                                  no_extend=state.options.no_extend)
+    return current.issues

@@ -1,0 +1,231 @@
+"""The workflow that routes the agents.
+
+annotate -> validate -> (invalid: feedback -> annotate ... until valid or the
+attempt cap) -> evaluate -> (not faithful: refine from annotate, until the
+iteration cap) -> assess (optional) -> end.  Every step is reported to the
+observer as soon as it finishes, so callers can store and show it live.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agents.annotation import annotate
+from agents.assessment import assess
+from agents.evaluation import evaluate
+from agents.feedback import summarise_feedback
+from agents.llm.base import ChatModel, LLMError, LLMReply, Message
+from agents.schema import check_version
+from agents.state import (
+    MAX_DESCRIPTION_CHARS,
+    AgentName,
+    AgentStep,
+    AnnotationState,
+    LLMCall,
+    WorkflowOptions,
+)
+from agents.validation import validate_annotation
+from agents.vision import VisionUnavailable, describe_image
+
+logger = logging.getLogger(__name__)
+
+
+class WorkflowObserver(Protocol):
+    async def on_step(self, step: AgentStep, state: AnnotationState) -> None: ...
+
+    async def on_llm_call(self, call: LLMCall, iteration: int) -> None: ...
+
+
+class NullObserver:
+    async def on_step(self, step: AgentStep, state: AnnotationState) -> None:
+        return None
+
+    async def on_llm_call(self, call: LLMCall, iteration: int) -> None:
+        return None
+
+
+class InvalidInput(ValueError):
+    """The request cannot start a run; the message names the problem."""
+
+
+class Cancelled(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class StimulusImage:
+    data: bytes
+    mime_type: str
+
+
+def check_description(description: str, *, has_image: bool = False) -> str:
+    text = (description or "").strip()
+    if not text and not has_image:
+        raise InvalidInput("description is empty")
+    if len(text) > MAX_DESCRIPTION_CHARS:
+        raise InvalidInput(f"description is {len(text)} characters; the limit is {MAX_DESCRIPTION_CHARS}")
+    return text
+
+
+def check_options(options: WorkflowOptions) -> WorkflowOptions:
+    check_version(options.schema_version)
+    if not 1 <= options.max_validation_attempts <= 10:
+        raise InvalidInput("max validation attempts must be between 1 and 10")
+    if not 1 <= options.max_total_iterations <= 20:
+        raise InvalidInput("max total iterations must be between 1 and 20")
+    return options
+
+
+class _RecordingModel:
+    """Passes calls through to the model and records each one in the state as it returns."""
+
+    def __init__(self, inner: ChatModel, state: AnnotationState, observer: WorkflowObserver) -> None:
+        self._inner, self._state, self._observer = inner, state, observer
+
+    async def complete(self, agent: str, messages: list[Message], *,
+                       response_format: dict[str, Any] | None = None,
+                       extra_body: dict[str, Any] | None = None) -> LLMReply:
+        try:
+            reply = await self._inner.complete(agent, messages, response_format=response_format,
+                                               extra_body=extra_body)
+        except LLMError as exc:
+            failed = LLMCall(agent=agent, model="", request=_render(messages), response="", error=str(exc))
+            await self._observer.on_llm_call(failed, len(self._state.iterations))
+            raise
+        self._state.llm_calls.append(reply.call)
+        await self._observer.on_llm_call(reply.call, len(self._state.iterations))
+        return reply
+
+
+def _render(messages: list[Message]) -> str:
+    return "\n\n".join(f"[{m.get('role')}] {m.get('content')}" for m in messages)
+
+
+class _Run:
+    def __init__(self, state: AnnotationState, llm: ChatModel | None, observer: WorkflowObserver,
+                 should_cancel: Callable[[], Awaitable[bool]] | None) -> None:
+        self.state = state
+        self.llm: ChatModel | None = _RecordingModel(llm, state, observer) if llm is not None else None
+        self.observer = observer
+        self.should_cancel = should_cancel
+
+    async def step(self, agent: AgentName, action: str, started: float, *, input_summary: str = "",
+                   output: str = "", issues: tuple = (), feedback: str = "", ok: bool = True) -> None:
+        step = AgentStep(seq=len(self.state.steps) + 1, agent=agent, iteration=len(self.state.iterations),
+                         action=action, input_summary=input_summary[:500], output=output,
+                         duration_ms=(time.perf_counter() - started) * 1000, issues=issues,
+                         feedback=feedback, ok=ok)
+        self.state.steps.append(step)
+        await self.observer.on_step(step, self.state)
+
+    async def check_cancel(self) -> None:
+        if self.should_cancel is not None and await self.should_cancel():
+            raise Cancelled
+
+    async def describe_image(self, image: StimulusImage) -> None:
+        started = time.perf_counter()
+        text = await describe_image(image.data, image.mime_type, self.llm)
+        self.state.image_description = text
+        await self.step("vision", "Described the stimulus image", started,
+                        input_summary=f"{image.mime_type}, {len(image.data)} bytes", output=text)
+
+    async def annotate_until_valid(self) -> bool:
+        """One refinement round: annotate and validate until valid or a cap is hit."""
+        opts = self.state.options
+        for attempt in range(1, opts.max_validation_attempts + 1):
+            if len(self.state.iterations) >= opts.max_total_iterations:
+                return False
+            await self.check_cancel()
+            started = time.perf_counter()
+            feedback_in = self.state.pending_feedback
+            iteration = await annotate(self.state, self.llm)
+            self.state.pending_feedback = ""
+            await self.step("annotation", f"Wrote attempt {iteration.number}", started,
+                            input_summary=feedback_in or self.state.description, output=iteration.annotation)
+            started = time.perf_counter()
+            parse_issues = list(iteration.issues)
+            issues = parse_issues + (validate_annotation(self.state) if iteration.annotation else [])
+            iteration.issues = issues
+            self.state.validation_attempts += 1
+            errors = iteration.errors
+            action = "Valid" if not errors else f"Found {len(errors)} error{'s' if len(errors) != 1 else ''}"
+            await self.step("validation", action, started, input_summary=iteration.annotation,
+                            output=", ".join(i.code for i in errors) or "no errors", issues=tuple(issues),
+                            ok=not errors)
+            if not errors:
+                return True
+            if attempt == opts.max_validation_attempts or len(self.state.iterations) >= opts.max_total_iterations:
+                return False
+            await self.check_cancel()
+            started = time.perf_counter()
+            feedback = await summarise_feedback(self.state, self.llm)
+            await self.step("feedback", "Summarised the errors for the next attempt", started,
+                            input_summary=", ".join(i.code for i in errors), output=feedback, feedback=feedback)
+        return False
+
+    async def run(self, image: StimulusImage | None) -> AnnotationState:
+        state, opts = self.state, self.state.options
+        if image is not None:
+            await self.describe_image(image)
+        previous = None
+        while True:
+            if not await self.annotate_until_valid():
+                state.status = "invalid"
+                break
+            if state.annotation == previous:
+                # The annotator produced the same answer again: refining further cannot help.
+                state.status = "succeeded"
+                break
+            previous = state.annotation
+            await self.check_cancel()
+            started = time.perf_counter()
+            evaluation = await evaluate(state, self.llm)
+            await self.step("evaluation", "Faithful" if evaluation.is_faithful else "Not faithful: refine",
+                            started, input_summary=state.annotation, output=evaluation.feedback or "faithful",
+                            feedback=evaluation.feedback, ok=evaluation.is_faithful)
+            if evaluation.is_faithful or len(state.iterations) >= opts.max_total_iterations:
+                state.status = "succeeded"
+                break
+        if state.status == "succeeded" and opts.run_assessment:
+            await self.check_cancel()
+            started = time.perf_counter()
+            assessment = await assess(state, self.llm)
+            await self.step("assessment", "Complete" if assessment.is_complete else "Incomplete", started,
+                            input_summary=state.annotation, output=assessment.feedback,
+                            feedback=assessment.feedback, ok=assessment.is_complete)
+        return state
+
+
+async def run_workflow(
+    description: str,
+    options: WorkflowOptions | None = None,
+    *,
+    llm: ChatModel | None = None,
+    observer: WorkflowObserver | None = None,
+    should_cancel: Callable[[], Awaitable[bool]] | None = None,
+    image: StimulusImage | None = None,
+) -> AnnotationState:
+    """Run every agent for *description* and return the final state.
+
+    Raises :class:`InvalidInput` before any step when the request is unusable.
+    A model that cannot be reached ends the run with status ``failed`` and a
+    one-line ``error``; a cancellation ends it with status ``cancelled``.
+    """
+    options = check_options(options or WorkflowOptions())
+    text = check_description(description, has_image=image is not None)
+    state = AnnotationState(description=text, options=options)
+    runner = _Run(state, llm, observer or NullObserver(), should_cancel)
+    try:
+        await runner.run(image)
+    except Cancelled:
+        state.status = "cancelled"
+        state.error = "cancelled by the user"
+    except (LLMError, VisionUnavailable) as exc:
+        state.status = "failed"
+        state.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        logger.warning("run failed: %s", state.error)
+    return state

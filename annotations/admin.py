@@ -1,0 +1,104 @@
+from django.contrib import admin
+
+from annotations import models
+
+
+class IterationInline(admin.TabularInline):
+    model = models.Iteration
+    extra = 0
+    fields = ("number", "annotation", "is_valid", "is_faithful", "feedback")
+    readonly_fields = fields
+    show_change_link = True
+
+
+class StepInline(admin.TabularInline):
+    model = models.AgentStepRecord
+    extra = 0
+    fields = ("seq", "agent", "iteration", "action", "ok", "duration_ms")
+    readonly_fields = fields
+
+
+class ReviewInline(admin.TabularInline):
+    model = models.Review
+    extra = 0
+
+
+@admin.register(models.AnnotationSession)
+class AnnotationSessionAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "user", "short_description", "status", "is_valid", "schema_version",
+                    "iteration_count", "llm_call_count", "cost_usd", "mean_rating")
+    list_filter = ("status", "is_valid", "schema_version", "interrupted")
+    search_fields = ("description", "final_annotation")
+    date_hierarchy = "created_at"
+    list_select_related = ("user",)
+    readonly_fields = ("id", "created_at", "started_at", "finished_at")
+    inlines = [IterationInline, StepInline, ReviewInline]
+
+    @admin.display(description="description")
+    def short_description(self, obj: models.AnnotationSession) -> str:
+        return obj.description[:80]
+
+
+class IssueInline(admin.TabularInline):
+    model = models.ValidationIssueRecord
+    extra = 0
+
+
+@admin.register(models.Iteration)
+class IterationAdmin(admin.ModelAdmin):
+    list_display = ("session", "number", "is_valid", "is_faithful", "created_at")
+    inlines = [IssueInline]
+    raw_id_fields = ("session",)
+
+
+@admin.register(models.ValidationIssueRecord)
+class ValidationIssueAdmin(admin.ModelAdmin):
+    list_display = ("code", "severity", "tag", "iteration")
+    list_filter = ("code", "severity")
+    raw_id_fields = ("iteration",)
+
+
+@admin.register(models.AgentStepRecord)
+class AgentStepAdmin(admin.ModelAdmin):
+    list_display = ("session", "seq", "agent", "action", "ok", "duration_ms", "created_at")
+    list_filter = ("agent", "ok")
+    raw_id_fields = ("session",)
+
+
+@admin.register(models.FeedbackMessage)
+class FeedbackMessageAdmin(admin.ModelAdmin):
+    list_display = ("session", "iteration", "source", "created_at")
+    list_filter = ("source",)
+    raw_id_fields = ("session",)
+
+
+@admin.register(models.LLMCallRecord)
+class LLMCallAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "agent", "model", "prompt_tokens", "completion_tokens", "cost_usd",
+                    "latency_ms", "cache_hit", "error")
+    list_filter = ("agent", "model", "cache_hit")
+    raw_id_fields = ("session",)
+
+
+@admin.register(models.LLMResponseCache)
+class LLMResponseCacheAdmin(admin.ModelAdmin):
+    list_display = ("key", "model", "created_at", "expires_at")
+
+
+@admin.register(models.UserLLMSettings)
+class UserLLMSettingsAdmin(admin.ModelAdmin):
+    list_display = ("user", "provider", "base_url", "model", "updated_at")
+    exclude = ("encrypted_api_key",)
+
+
+@admin.register(models.Review)
+class ReviewAdmin(admin.ModelAdmin):
+    list_display = ("session", "reviewer", "rating", "verdict", "created_at")
+    list_filter = ("verdict", "rating")
+    raw_id_fields = ("session",)
+
+
+@admin.register(models.Revision)
+class RevisionAdmin(admin.ModelAdmin):
+    list_display = ("session", "author", "is_valid", "created_at")
+    raw_id_fields = ("session",)

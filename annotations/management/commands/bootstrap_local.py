@@ -1,0 +1,29 @@
+"""Create a first local account so a fresh checkout can log in (DEBUG only)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Create the reviewers group, and an admin account when there is no user yet (DEBUG only)."
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        Group.objects.get_or_create(name="reviewers")
+        user_model = get_user_model()
+        if user_model.objects.exists():
+            return
+        if not settings.DEBUG:
+            self.stdout.write("no users yet: create one with `python manage.py createsuperuser`")
+            return
+        password = os.environ.get("HEDIT_ADMIN_PASSWORD", "admin")
+        user = user_model.objects.create_superuser("admin", password=password)
+        user.groups.add(Group.objects.get(name="reviewers"))
+        self.stdout.write("created local account 'admin' (password from HEDIT_ADMIN_PASSWORD, default "
+                          "'admin'): log in at http://127.0.0.1:8000/accounts/login/")

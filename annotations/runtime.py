@@ -1,0 +1,41 @@
+"""Where in-process runs execute: the server's event loop when there is one."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+logger = logging.getLogger(__name__)
+
+_server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def register_server_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Remember the ASGI server's loop so background runs share it with the websocket consumers.
+
+    The in-memory channel layer is not thread-safe: a run that broadcasts from
+    another thread's loop would wake consumers late or never.
+    """
+    global _server_loop
+    if _server_loop is not loop:
+        logger.debug("background runs will use the server event loop")
+        _server_loop = loop
+
+
+def server_loop() -> asyncio.AbstractEventLoop | None:
+    loop = _server_loop
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    return loop
+
+
+class LoopCapturingApp:
+    """ASGI wrapper that records the running loop on the first connection."""
+
+    def __init__(self, app) -> None:  # type: ignore[no-untyped-def]
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+        if _server_loop is None:
+            register_server_loop(asyncio.get_running_loop())
+        await self.app(scope, receive, send)

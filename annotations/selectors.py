@@ -1,0 +1,88 @@
+"""Read-side queries and plain-data views of stored sessions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+
+from annotations.models import AnnotationSession, Iteration
+
+
+def visible_sessions(user: Any) -> QuerySet[AnnotationSession]:
+    """Sessions *user* may see: their own; reviewers and staff see everyone's."""
+    qs = AnnotationSession.objects.all()
+    if user is None or not user.is_authenticated:
+        return qs.none()
+    if can_see_all(user):
+        return qs
+    return qs.filter(user=user)
+
+
+def can_see_all(user: Any) -> bool:
+    return bool(user.is_staff or user.is_superuser or user.groups.filter(name="reviewers").exists())
+
+
+def with_record_relations(qs: QuerySet[AnnotationSession]) -> QuerySet[AnnotationSession]:
+    return qs.select_related("user").prefetch_related(
+        Prefetch("iterations", queryset=Iteration.objects.prefetch_related("issues")),
+        "steps", "llm_calls", "reviews__reviewer", "revisions__author")
+
+
+def usage_of(session: AnnotationSession) -> dict[str, Any]:
+    return {"llm_calls": session.llm_call_count, "prompt_tokens": session.prompt_tokens,
+            "completion_tokens": session.completion_tokens, "cost_usd": float(session.cost_usd)}
+
+
+def session_record(session: AnnotationSession, *, full: bool = False) -> dict[str, Any]:
+    """The session as plain data: the CLI's JSON, and with *full* the JSONL export's record."""
+    iterations = [
+        {"number": it.number, "annotation": it.annotation, "is_valid": it.is_valid, "feedback": it.feedback,
+         "is_faithful": it.is_faithful,
+         "errors": [{"code": i.code, "message": i.message, "hint": i.hint, "tag": i.tag}
+                    for i in it.issues.all() if i.severity == "error"],
+         "warnings": [{"code": i.code, "message": i.message, "hint": i.hint, "tag": i.tag}
+                      for i in it.issues.all() if i.severity != "error"]}
+        for it in session.iterations.all()
+    ]
+    record: dict[str, Any] = {
+        "session_id": str(session.pk),
+        "created": session.created_at.isoformat() if session.created_at else None,
+        "user": session.user.get_username() if session.user else None,
+        "description": session.description,
+        "status": session.status,
+        "error": session.error,
+        "interrupted": session.interrupted,
+        "annotation": session.final_annotation,
+        "machine_annotation": session.machine_annotation,
+        "is_valid": session.is_valid,
+        "is_faithful": session.is_faithful,
+        "is_complete": session.is_complete,
+        "evaluation_feedback": session.evaluation_feedback,
+        "assessment_feedback": session.assessment_feedback,
+        "schema_version": session.schema_version,
+        "options": session.options,
+        "iterations": iterations,
+        "usage": usage_of(session),
+    }
+    if full:
+        record["steps"] = [
+            {"seq": s.seq, "agent": s.agent, "iteration": s.iteration, "action": s.action,
+             "input_summary": s.input_summary, "output": s.output, "feedback": s.feedback, "issues": s.issues,
+             "ok": s.ok, "duration_ms": s.duration_ms, "created": s.created_at.isoformat()}
+            for s in session.steps.all()]
+        record["llm_calls"] = [
+            {"agent": c.agent, "model": c.model, "iteration": c.iteration, "request": c.request,
+             "response": c.response, "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
+             "cost_usd": float(c.cost_usd), "latency_ms": c.latency_ms, "cache_hit": c.cache_hit,
+             "error": c.error}
+            for c in session.llm_calls.all()]
+        record["reviews"] = [
+            {"reviewer": r.reviewer.get_username(), "rating": r.rating, "verdict": r.verdict,
+             "comment": r.comment, "created": r.created_at.isoformat()}
+            for r in session.reviews.all()]
+        record["revisions"] = [
+            {"author": v.author.get_username(), "before": v.before, "after": v.after, "is_valid": v.is_valid,
+             "issues": v.issues, "created": v.created_at.isoformat()}
+            for v in session.revisions.all()]
+    return record

@@ -1,0 +1,25 @@
+"""ASGI entry point: HTTP through Django, websockets through Channels (serve with daphne)."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hedit_site.settings")
+django_asgi_app = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402 - needs Django set up first
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from annotations.routing import websocket_urlpatterns  # noqa: E402
+from annotations.runtime import LoopCapturingApp  # noqa: E402
+from annotations.startup import on_server_start  # noqa: E402
+
+on_server_start()
+
+application = LoopCapturingApp(ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    }
+))

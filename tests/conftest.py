@@ -1,0 +1,37 @@
+"""Shared fixtures: users in each role and a scripted stand-in for the LLM."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group
+
+from tests.support.llm import ScriptedLLM
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("ann", password="pw-ann-12345")
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    return django_user_model.objects.create_user("bob", password="pw-bob-12345")
+
+
+@pytest.fixture
+def reviewer(django_user_model):
+    reviewer = django_user_model.objects.create_user("rev", password="pw-rev-12345")
+    group, _ = Group.objects.get_or_create(name="reviewers")
+    reviewer.groups.add(group)
+    return reviewer
+
+
+@pytest.fixture
+def staff(django_user_model):
+    return django_user_model.objects.create_user("staff", password="pw-staff-12345", is_staff=True)
+
+
+@pytest.fixture
+def scripted_llm():
+    """Factory: ``scripted_llm(["reply 1", "reply 2"])`` answers in order, recording every request."""
+    return ScriptedLLM
