@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from asgiref.sync import SyncToAsync
 from django.contrib.auth.models import Group
+from django.db import connections
 
 from tests.support.llm import ScriptedLLM
+
+
+@pytest.fixture(autouse=True)
+def _close_worker_thread_connections():
+    """Async tests reach the database from asgiref's worker thread; close that thread's
+    connections afterwards so PostgreSQL can drop the test database at the end."""
+    yield
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
 @pytest.fixture

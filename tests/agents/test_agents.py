@@ -56,10 +56,13 @@ class TestValidation:
 
 class TestFeedback:
     async def test_lists_each_error_with_its_hint(self) -> None:
-        state = state_with("Sensory-event, Blorp-tag, (Red")
-        state.current.issues = validate_hed(state.annotation, "8.4.0")
+        state = state_with("Sensory-event, Blorp-tag, (Red, Red)")
+        invalid = validate_hed("Sensory-event, Blorp-tag", "8.4.0")
+        repeated = validate_hed("(Red, Red)", "8.4.0")
+        state.current.issues = invalid + repeated
         feedback = await summarise_feedback(state, None)
-        assert "TAG_INVALID" in feedback and "'Blorp-tag'" in feedback
+        assert "TAG_INVALID" in feedback and "'Blorp-tag'" in feedback and invalid[0].hint in feedback
+        assert "TAG_EXPRESSION_REPEATED" in feedback and hint_for("TAG_EXPRESSION_REPEATED") in feedback
         assert state.pending_feedback == feedback == state.current.feedback
 
     async def test_model_summary_is_added_not_substituted(self) -> None:

@@ -70,11 +70,14 @@ async def test_database_queue_worker_streams_steps_over_redis(redis_prefix: str)
             "--no-reload", cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         kinds: list[str] = []
         try:
-            while "status" not in kinds or kinds.count("status") < 2:
+            while kinds.count("status") < 2:  # "running", then the final status
                 message = await asyncio.wait_for(layer.receive(channel), timeout=120)
                 kinds.append(message["kind"])
-        finally:
-            output, _ = await asyncio.wait_for(worker.communicate(), timeout=120)
+        except Exception as exc:
+            worker.kill()
+            output, _ = await worker.communicate()
+            pytest.fail(f"no broadcast from the worker ({exc!r}); it said:\n{output.decode(errors='replace')[-3000:]}")
+        output, _ = await asyncio.wait_for(worker.communicate(), timeout=120)
         assert worker.returncode == 0, output.decode(errors="replace")[-2000:]
         channel_layers.backends.clear()
 
