@@ -188,7 +188,7 @@ class Vocabulary:
         if not last:
             return []
         exact = self.get(name) or self._tags.get(last.lower())
-        if exact is not None:
+        if exact is not None and exact.name.lower() not in self._deprecated:
             return [exact.name]
         query = last.lower()
         words = [w for w in name_words(last) if len(w) > 1]

@@ -18,9 +18,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-LEXICON_FILE = Path(__file__).with_name("lexicon.txt")
+LEXICON_DIR = Path(__file__).parent
 _PHRASE_WORD = re.compile(r"[a-z0-9]+")
 BLOCK = "-"
+_END = ""  # trie key marking the end of a phrase
 
 # Subtrees whose names are bookkeeping, not things a description talks about.
 _NO_AUTO_UNDER = ("Informational-property", "Organizational-property", "Data-marker", "Metadata")
@@ -37,16 +38,18 @@ class Match:
 
 @functools.cache
 def _raw_entries() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
-    """(phrase words, tag specs) pairs from lexicon.txt; a later entry for a phrase wins."""
+    """(phrase words, tag specs) pairs from the lexicon files; a later entry for a phrase wins."""
     entries: dict[tuple[str, ...], tuple[str, ...]] = {}
-    blocked: set[tuple[str, ...]] = set()
-    for lineno, raw in enumerate(LEXICON_FILE.read_text(encoding="utf-8").splitlines(), 1):
+    files = [LEXICON_DIR / "lexicon.txt", *sorted(LEXICON_DIR.glob("lexicon_*.txt"))]
+    lines = [(f.name, n, raw) for f in files
+             for n, raw in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)]
+    for filename, lineno, raw in lines:
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         phrases, sep, targets = line.rpartition(":")
         if not sep or not phrases.strip():
-            logger.warning("lexicon.txt:%d: no ':' separator, line ignored", lineno)
+            logger.warning("%s:%d: no ':' separator, line ignored", filename, lineno)
             continue
         specs = tuple(targets.split())
         for phrase in phrases.split(","):
@@ -54,13 +57,8 @@ def _raw_entries() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
             words = tuple(w for w in words if w not in ARTICLES)
             if not words:
                 continue
-            if specs == (BLOCK,):
-                blocked.add(words)
-            else:
-                entries[words] = specs
-    out = [(w, s) for w, s in entries.items()]
-    out.extend((w, (BLOCK,)) for w in blocked if w not in entries)
-    return tuple(out)
+            entries[words] = () if specs == (BLOCK,) else specs
+    return tuple(entries.items())
 
 
 class Lexicon:
@@ -69,13 +67,10 @@ class Lexicon:
     def __init__(self, vocab: Vocabulary) -> None:
         self.vocab = vocab
         self.phrases: dict[tuple[str, ...], tuple[str, ...]] = {}
-        explicit: dict[tuple[str, ...], tuple[str, ...]] = {}
-        blocked: set[tuple[str, ...]] = set()
-        for words, specs in _raw_entries():
-            if specs == (BLOCK,):
-                blocked.add(words)
-            else:
-                explicit[words] = tuple(t for t in (self._resolve(s) for s in specs) if t)
+        # Blocked words map to no tag: they still match, so no inflection of them is misread.
+        explicit = {words: tuple(t for t in (self._resolve(s) for s in specs) if t)
+                    for words, specs in _raw_entries()}
+        blocked = {words for words, specs in _raw_entries() if not specs}
         for info in vocab.all():
             if vocab.is_deprecated(info.name) or any(a in _NO_AUTO_UNDER for a in info.lineage()):
                 continue
@@ -87,7 +82,12 @@ class Lexicon:
                     self.phrases.setdefault(key, (info.name,))
         self.phrases.update(explicit)
         self.known: frozenset[str] = frozenset(w for key in self.phrases for w in key)
-        self.max_len = max(len(k) for k in self.phrases)
+        self._trie: dict[str, dict] = {}
+        for key, tags in self.phrases.items():
+            node = self._trie
+            for word in key:
+                node = node.setdefault(word, {})
+            node[_END] = tags
 
     def _resolve(self, spec: str) -> str | None:
         """The first alternative of ``A|B`` that this schema version has."""
@@ -100,6 +100,19 @@ class Lexicon:
     def tokens(self, text: str) -> list[Token]:
         return tokenize(text, self.known.__contains__)
 
+    def _longest(self, stream: list[Token], i: int, node: dict, depth: int) -> tuple[int, tuple[str, ...]] | None:
+        """Longest phrase starting at stream[i], trying each known form of every word."""
+        best = (depth, node[_END]) if _END in node and depth else None
+        if i >= len(stream) or stream[i].is_break:
+            return best
+        for form in stream[i].forms:
+            child = node.get(form)
+            if child is not None:
+                hit = self._longest(stream, i + 1, child, depth + 1)
+                if hit is not None and (best is None or hit[0] > best[0]):
+                    best = hit
+        return best
+
     def match(self, tokens: list[Token]) -> list[Match]:
         """Longest phrase matches, left to right, never across a clause break."""
         stream = [t for t in tokens if t.text not in ARTICLES]
@@ -109,17 +122,7 @@ class Lexicon:
             if stream[i].is_break:
                 i += 1
                 continue
-            hit = None
-            for length in range(min(self.max_len, len(stream) - i), 0, -1):
-                window = stream[i : i + length]
-                if any(t.is_break for t in window):
-                    continue
-                tags = self.phrases.get(tuple(t.norm for t in window))
-                if tags is None and length > 1:
-                    tags = self.phrases.get(tuple(t.text for t in window))
-                if tags is not None:
-                    hit = (length, tags)
-                    break
+            hit = self._longest(stream, i, self._trie, 0)
             if hit is None:
                 i += 1
                 continue

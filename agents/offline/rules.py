@@ -1,159 +1,215 @@
-"""How matched concepts become HED: each tag's role comes from its place in the schema tree.
+"""How matched concepts become grouped HED: roles come from each tag's place in the schema tree.
 
-The annotator builds an ordered list of *units* (one per matched phrase or quantity), binds
-attributes to the items they describe, relations to their reference objects, actions to their
-agents and objects, and then adds the event-level tags HED conventions call for.
+The annotator hands over an ordered list of *units* (one per matched phrase or quantity).
+Here attributes are bound to the items they describe, relations to their reference objects,
+actions to their agents and objects, and the event-level tags HED conventions call for are added.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from agents.offline.events import infer_event, kind_of
 
 if TYPE_CHECKING:
     from agents.vocabulary import Vocabulary
 
-Element = "str | Group"
-
-# Kinds, by the subtree a tag lives in; the first listed ancestor that matches wins.
-_KIND_BY_ANCESTOR: tuple[tuple[str, str], ...] = (
-    ("Sensory-presentation", "modality"),
-    ("Task-property", "role"),
-    ("Agent-task-role", "agent"),
-    ("Agent-state", "state"),
-    ("Agent-trait", "state"),
-    ("Organizational-property", "org"),
-    ("Data-marker", "marker"),
-    ("Data-artifact", "role"),
-    ("Environmental-property", "context"),
-    ("Informational-property", "info"),
-    ("Relation", "relation"),
-    ("Agent", "agent"),
-    ("Event", "event"),
-    ("Action", "action"),
-    ("Item", "item"),
-    ("Property", "attribute"),
-)
-
-# Item subtrees that are the apparatus or the participant, not something presented.
-_NOT_STIMULUS = ("Anatomical-item", "IO-device", "Computing-device", "Recording-device",
-                 "Measurement-device", "Questionnaire")
-_SOUNDS = ("Sound", "Audio-clip")
-# Items that by themselves make a description a stimulus presentation.
-_STIMULUS_ITEMS = ("Sound", "Language-item", "Geometric-object", "Visualization", "Media-clip", "Face")
 # Screen-position relations: their reference defaults to the screen.
 SCREEN_RELATIONS = frozenset({
     "Left-side-of", "Right-side-of", "Center-of", "Upper-left-of", "Upper-right-of", "Lower-left-of",
     "Lower-right-of", "Upper-center-of", "Lower-center-of", "Top-edge-of", "Bottom-edge-of",
     "Left-edge-of", "Right-edge-of",
 })
+FIXATION_WORDS = frozenset({"fixation", "fixations"})
+ADJECTIVAL_RELATION_WORDS = frozenset({"central", "centrally", "centered", "center", "middle", "top", "bottom",
+                                       "left", "right", "corner", "upper", "lower", "nearby", "adjacent",
+                                       "ahead", "opposite", "distant", "inside", "outside", "behind", "front"})
 _TO_SIDE = {"To-left-of": "Left-side-of", "To-right-of": "Right-side-of"}
-# Actions through which a participant answers the task.
-RESPONSE_ACTIONS = frozenset({"Press", "Release", "Touch", "Point", "Speak", "Write"})
-# Actions that happen to something rather than being done deliberately by an agent.
-HAPPENINGS = frozenset({"Collide-with"})
 # Gap words that keep an attribute or item in the same noun phrase.
-_NP_GLUE = frozenset({"of", "and", "with", "is", "are", "was", "were", "be", "in", "colored", "color"})
-_OBJ_GLUE = frozenset({"on", "at", "with", "to", "into", "onto", "the", "a", "an", "its", "using", "of",
-                       "for", "from", "by", "into", "upon", "both", "either", "one", "two"})
-BOUNDARY_WORDS = frozenset({"start", "starts", "started", "starting", "begin", "begins", "beginning",
-                            "began", "end", "ends", "ended", "ending", "stop", "stops", "stopped",
-                            "finish", "finishes", "finished", "onset", "offset", "resume", "resumes",
-                            "resumed", "restart", "change", "changes", "switch", "new", "next"})
+_NP_GLUE = frozenset({"of", "and", "with", "is", "are", "was", "were", "be", "in", "a", "an", "the"})
+_OF = frozenset({"of", "a", "an", "the"})
+_OBJ_GLUE = frozenset({"on", "at", "with", "to", "into", "onto", "the", "a", "an", "its", "their", "using",
+                       "of", "for", "from", "by", "upon", "both", "either", "one", "two", "his", "her",
+                       "up", "down", "out", "in", "is", "are", "was", "were"})
 
 
 @dataclass
 class Group:
     items: list[str | Group] = field(default_factory=list)
-
-    def tags(self) -> list[str]:
-        out: list[str] = []
-        for x in self.items:
-            out.extend(x.tags() if isinstance(x, Group) else [x])
-        return out
+    keep: bool = False  # keep the parentheses even around a single tag
 
 
 @dataclass
 class Unit:
-    tags: list[str]
+    tag: str
     kind: str
     first: int
     last: int
-    term: str
+    term: str = ""  # the description's words this unit stands for
     used: bool = False
     extras: list[str | Group] = field(default_factory=list)  # bound attributes, relations, values
 
-
-def kind_of(vocab: Vocabulary, tag: str) -> str:
-    info = vocab.get(tag)
-    if info is None:
-        return "attribute"
-    path = (*info.lineage(), info.name)
-    for ancestor, kind in _KIND_BY_ANCESTOR:
-        if ancestor in path:
-            return kind
-    return "attribute"
+    def content(self) -> str | Group:
+        return self.tag if not self.extras else Group([self.tag, *self.extras])
 
 
-def under(vocab: Vocabulary, tag: str, ancestors: tuple[str, ...]) -> bool:
-    return any(vocab.is_under(tag, a) for a in ancestors)
+class Composer:
+    """Turns the units of one description into top-level HED elements."""
 
+    def __init__(self, vocab: Vocabulary, words: list[str], breaks: list[int], matched: set[int]) -> None:
+        self.vocab = vocab
+        self.words = words
+        self.breaks = breaks
+        self.matched = matched
+        self.modifiers: set[int] = set()  # tokens of attributes: "the *left* button"
 
-def is_stimulus_item(vocab: Vocabulary, tag: str) -> bool:
-    return kind_of(vocab, tag) == "item" and not under(vocab, tag, _NOT_STIMULUS) \
-        and tag != "Computer-screen"
+    def _gap(self, a: int, b: int) -> set[str]:
+        return set(self.words[a + 1 : b])
 
+    def _bridgeable(self, a: int, b: int, glue: frozenset[str]) -> bool:
+        """True if only glue words and at most two unknown modifiers separate tokens *a* and *b*."""
+        if b <= a + 1:
+            return True
+        if not self._same_clause(a, b):
+            return False
+        stray = [i for i in range(a + 1, b) if self.words[i] not in glue and i not in self.modifiers]
+        return len(stray) <= 2 and not any(i in self.matched for i in stray)
 
-def gap_words(words: list[str], a: int, b: int) -> list[str]:
-    """Words strictly between token indices *a* and *b*."""
-    return words[a + 1 : b]
+    def _same_clause(self, a: int, b: int) -> bool:
+        lo, hi = min(a, b), max(a, b)
+        return not any(lo < k < hi for k in self.breaks)
 
+    # --- noun phrases ---------------------------------------------------------------------
+    def _modifier_gap(self, a: int, b: int, modifiers: set[int], glue: frozenset[str]) -> bool:
+        """True if only glue words or other modifiers separate tokens *a* and *b* in one clause."""
+        return self._same_clause(a, b) and all(
+            self.words[i] in glue or i in modifiers for i in range(a + 1, b))
 
-def bind_noun_phrases(units: list[Unit], words: list[str], vocab: Vocabulary) -> list[Unit]:
-    """Merge attributes into the item they describe; return the item (or lone attribute) units."""
-    phrases: list[Unit] = []
-    pending: list[Unit] = []  # attributes waiting for their noun
-    last_np: Unit | None = None
-    for u in units:
-        if u.kind not in {"item", "attribute"}:
-            if pending:
-                phrases.extend(pending)
-                pending = []
-            last_np = None
-            continue
-        glue_ok = last_np is not None and set(gap_words(words, last_np.last, u.first)) <= _NP_GLUE
-        if u.kind == "attribute":
-            if last_np is not None and last_np.kind == "item" and glue_ok and not pending:
-                last_np.extras.extend(u.tags)  # "a circle that is red", "square in light blue"
-                last_np.last = u.last
+    def bind_noun_phrases(self, units: list[Unit]) -> None:
+        """Fold attributes into the item they describe: (DarkBlue, Square), (Tone, Frequency/5 Hz)."""
+        items = [u for u in units if u.kind == "item"]
+        modifiers = {i for u in units if u.kind in {"attribute", "state"} for i in range(u.first, u.last + 1)}
+        self.modifiers = modifiers
+        for u in units:
+            if u.kind not in {"attribute", "state"} or u.used:
                 continue
-            pending.append(u)
-            continue
-        if pending and set(gap_words(words, pending[-1].last, u.first)) <= _NP_GLUE:
-            u.extras[:0] = [t for p in pending for t in p.tags]
-            u.first = pending[0].first
-            pending = []
-        elif pending:
-            phrases.extend(pending)
-            pending = []
-        if last_np is not None and last_np.kind == "item" and glue_ok and \
-                not set(gap_words(words, last_np.last, u.first)) & {"and"}:
-            last_np.extras.append(Group([*u.tags, *u.extras]) if u.extras else u.tags[0])
-            last_np.extras.extend(u.tags[1:] if not u.extras else [])
-            last_np.last = u.last
-            continue
-        phrases.append(u)
-        last_np = u
-    phrases.extend(pending)
-    return phrases
+            after = next((i for i in items if i.first > u.last
+                          and self._modifier_gap(u.last, i.first, modifiers, _NP_GLUE)), None)
+            before = None
+            if u.kind == "attribute":
+                before = next((i for i in reversed(items) if i.last < u.first
+                               and self._modifier_gap(i.last, u.first, modifiers, _NP_GLUE | {"that", "which"})),
+                              None)
+            head = after or before
+            if head is not None:
+                head.extras.append(u.tag)
+                u.used = True
+        # "an image of a face": one thing described by both items; "a face image": the last noun heads.
+        for a, b in itertools.pairwise(items):
+            if a.used or b.used or not self._modifier_gap(a.last, b.first, modifiers, _OF):
+                continue
+            if "of" in self._gap(a.last, b.first):
+                a.extras.append(b.content())
+                b.used = True
+            elif a.first != b.first:
+                b.extras[:0] = [a.tag, *a.extras]
+                a.used = True
 
+    # --- relations and actions ------------------------------------------------------------
+    def _next_np(self, units: list[Unit], start: Unit, glue: frozenset[str]) -> Unit | None:
+        """The first unused item after *start* (in unit order) that *start* can reach."""
+        for u in units[units.index(start) + 1 :]:
+            if u.used:
+                continue
+            if u.kind == "item" and self._bridgeable(start.last, u.first, glue):
+                return u
+            if u.kind != "attribute":
+                return None
+        return None
 
-def np_group(u: Unit) -> str | Group:
-    content: list[str | Group] = [*u.tags, *u.extras]
-    return content[0] if len(content) == 1 and isinstance(content[0], str) else Group(content)
+    def _names_fixation(self, after: int) -> bool:
+        for word in self.words[after + 1 : after + 4]:
+            if word not in _OBJ_GLUE:
+                return word in FIXATION_WORDS
+        return False
 
+    def bind_relations(self, units: list[Unit]) -> list[str | Group]:
+        loose: list[str | Group] = []
+        for r in (u for u in units if u.kind == "relation" and not u.used):
+            r.used = True
+            obj: str | Group | None = None
+            tag = r.tag
+            # "central cross", "on the left": an adjective or adverb has no object of its own.
+            adjectival = r.term.split()[-1] in ADJECTIVAL_RELATION_WORDS
+            if self._names_fixation(r.last):
+                # "left of fixation": the fixation point stands for the screen centre.
+                tag, obj = _TO_SIDE.get(tag, tag), "Computer-screen"
+            elif not adjectival:
+                target = self._next_np(units, r, _OBJ_GLUE)
+                if target is not None:
+                    target.used = True
+                    obj = target.content()
+            if obj is None and (tag in SCREEN_RELATIONS or tag in _TO_SIDE):
+                tag, obj = _TO_SIDE.get(tag, tag), "Computer-screen"
+            r.tag = tag
+            rel = Group([tag, obj]) if obj is not None else tag
+            following = self._next_np(units, r, _OF) if adjectival else None
+            subject = following or next((u for u in reversed(units[: units.index(r)]) if u.kind == "item"
+                                         and not u.used and self._same_clause(u.last, r.first)), None)
+            if subject is not None:
+                subject.extras.append(rel)
+            else:
+                loose.append(rel)
+        return loose
 
-def flatten_single(x: str | Group) -> str | Group:
-    while isinstance(x, Group) and len(x.items) == 1:
-        x = x.items[0]
-    return x
+    def bind_actions(self, units: list[Unit]) -> list[str | Group]:
+        groups: list[str | Group] = []
+        for v in (u for u in units if u.kind == "action" and not u.used):
+            v.used = True
+            obj = self._next_np(units, v, _OBJ_GLUE)
+            inner: list[str | Group] = [v.tag, *v.extras]
+            if obj is not None:
+                obj.used = True
+                inner.append(obj.content())
+            # The body part an action is done with belongs to the action: (Press, Key, Index-finger).
+            limb = next((u for u in units[units.index(v) + 1 :] if u.kind == "item" and not u.used
+                         and self._same_clause(v.last, u.first)
+                         and self.vocab.is_under(u.tag, "Anatomical-item")), None)
+            if limb is not None:
+                limb.used = True
+                inner.append(limb.content())
+            subject = next((u for u in reversed(units[: units.index(v)]) if u.kind in {"agent", "item"}
+                            and not u.used and self._same_clause(u.last, v.first)), None)
+            if v.tag == "Move" and subject is not None and self.vocab.is_under(subject.tag, "Vehicle"):
+                # HED's Move is bodily; a vehicle that moves is being operated.
+                v.tag = inner[0] = "Operate"
+            action: str | Group = Group(inner) if len(inner) > 1 else v.tag
+            if subject is not None:
+                subject.used = True
+                groups.append(Group([subject.content(), action]))
+            else:
+                groups.append(action)
+        return groups
+
+    # --- the whole description --------------------------------------------------------------
+    def compose(self, units: list[Unit], lemmas: set[str], durations: list[Unit]) -> list[str | Group]:
+        self.bind_noun_phrases(units)
+        relation_groups = self.bind_relations(units)
+        action_groups = self.bind_actions(units)
+        tags = {u.tag for u in units if u.kind != "reference"}
+        event = infer_event(self.vocab, tags, lemmas)
+        rest = [u.content() for u in units if not u.used and event.keeps(u.tag)]
+        bodies = [e for e in [*rest, *action_groups, *relation_groups]
+                  if isinstance(e, Group) or kind_of(self.vocab, e) in {"item", "action"}]
+        for d in durations:
+            # Duration heads a top-level group together with what lasts that long.
+            if bodies:
+                body = bodies.pop(0)
+                for seq in (rest, action_groups, relation_groups):
+                    if body in seq:
+                        wrapped = body if isinstance(body, Group) else Group([body], keep=True)
+                        seq[seq.index(body)] = Group([d.tag, wrapped])
+                        break
+        return [*event.tags, *action_groups, *relation_groups, *rest]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z]+(?:'[a-z]+)?|[.;:!?]")
 CLAUSE_BREAKS = frozenset(".;:!?")
@@ -16,21 +17,12 @@ NEGATORS = frozenset({"not", "no", "never", "without", "nor", "cannot", "isn't",
                       "didn't", "wasn't", "aren't", "weren't", "won't"})
 
 # Words that carry no event content: never reported as uncovered.
-STOPWORDS = frozenset("""
-a about above across after again against all along also although always am among an and another any
-anyone anything are around as at away back be became because been before began begin being between
-both but by can cannot could did do does doing done down during each either else end ends enough
-even ever every few first for from further get gets getting give gives given giving go goes going
-got had has have having he her here hers him his how however i if in including indicate indicates
-indicating indicated instead into is it its itself just last least less let like made make makes
-many may me meant might more most much must my near never next no nor not now of off often on once
-one only onto or other others otherwise our out over own per perhaps put rather same second several
-shall she should since so some something sometimes still such than that the their them then there
-these they this those though through thus till to too toward towards under until up upon us use
-used using very via was we well were what whatever when whenever where whether which while who
-whom whose why will with within without would yet you your it's that's there's let's
-whereby therefore etc i.e e.g type kind sort way part time times moment point case
-""".split())
+STOPWORDS = frozenset(
+    word
+    for line in Path(__file__).with_name("stopwords.txt").read_text(encoding="utf-8").splitlines()
+    if not line.startswith("#")
+    for word in line.split()
+)
 
 IRREGULAR = {
     "stimuli": "stimulus", "shown": "show", "seen": "see", "saw": "see", "heard": "hear",
@@ -45,17 +37,18 @@ IRREGULAR = {
     "hid": "hide", "hidden": "hide", "rang": "ring", "rung": "ring", "data": "data",
     "centre": "center", "colour": "color", "colours": "color", "coloured": "colored",
     "grey": "gray", "analyses": "analysis", "axes": "axis", "matrices": "matrix",
-    "lit": "light",
+    "lit": "light", "won": "win", "lost": "lose",
 }
 
 
 @dataclass(frozen=True)
 class Token:
     text: str  # surface form, lower-cased
-    norm: str  # canonical form used for matching
+    norm: str  # likeliest base form
     index: int  # position in the token list
     start: int  # character offset in the description
     end: int
+    forms: tuple[str, ...] = ()  # every known form the matcher may try: surface, then base forms
 
     @property
     def is_break(self) -> bool:
@@ -107,21 +100,18 @@ def lemma_candidates(word: str) -> list[str]:
 
 
 def tokenize(text: str, known: Callable[[str], bool]) -> list[Token]:
-    """Tokens of *text*; each word normalised to the first known base form, else kept as written."""
+    """Tokens of *text*, each with the base forms the lexicon knows ("blinks" -> "blink")."""
     tokens: list[Token] = []
-    for m in _TOKEN.finditer(text):
-        surface = m.group(0).lower().replace("\u2019", "'")
-        norm = surface
-        if surface.isalpha() and not known(surface):
-            for cand in lemma_candidates(surface):
-                if known(cand):
-                    norm = cand
-                    break
-            else:
-                norm = IRREGULAR.get(surface, surface)
-        elif surface.endswith("'s"):
-            norm = surface[:-2]
-        tokens.append(Token(surface, norm, len(tokens), m.start(), m.end()))
+    for m in _TOKEN.finditer(text.replace("\u2019", "'")):
+        surface = m.group(0).lower()
+        if surface.endswith("'s"):
+            surface = surface[:-2]
+        bases = [c for c in lemma_candidates(surface) if known(c)] if surface.isalpha() else []
+        forms = tuple(dict.fromkeys([surface, *bases]))
+        norm = bases[0] if bases and not known(surface) else surface
+        if norm == surface and not known(surface):
+            norm = IRREGULAR.get(surface, surface)
+        tokens.append(Token(surface, norm, len(tokens), m.start(), m.end(), forms))
     return tokens
 
 

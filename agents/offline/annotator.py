@@ -1,0 +1,195 @@
+"""The offline annotator: a description in plain English to a valid HED string, without an LLM."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from agents.offline.events import BOUNDARY_WORDS, IMPLICIT_TAGS, STRUCTURE_NOUNS, kind_of
+from agents.offline.lexicon import Lexicon, Match, get_lexicon
+from agents.offline.rules import FIXATION_WORDS, Composer, Group, Unit
+from agents.offline.text import Quantity, Token, find_quantities
+from agents.offline.validity import repair
+from agents.schema import DEFAULT_SCHEMA_VERSION
+from agents.vocabulary import Vocabulary, get_vocabulary
+
+logger = logging.getLogger(__name__)
+
+FALLBACK = "Event"
+_TOP_LEVEL_VALUES = frozenset({"Duration", "Delay"})
+# Which value tag a number with a unit of this class most likely gives, by cue words nearby.
+_VALUE_TAGS: dict[str, tuple[tuple[frozenset[str], str], ...]] = {
+    "frequencyUnits": ((frozenset({"rate", "rhythm", "repetition", "flicker", "flickering", "reverse", "reversal",
+                                   "reverses", "flash", "flashes", "flashing"}), "Temporal-rate"),
+                       (frozenset({"sampling", "sample", "sampled"}), "Sampling-rate"),
+                       (frozenset({"pitch"}), "Pitch"), (frozenset(), "Frequency")),
+    "timeUnits": ((frozenset({"age", "aged", "old"}), "Age"),
+                  (frozenset({"after", "delay", "delayed", "later", "wait", "latency"}), "Delay"),
+                  (frozenset({"interval", "isi", "soa", "every", "between"}), "Time-interval"),
+                  (frozenset(), "Duration")),
+    "physicalLengthUnits": ((frozenset({"wide", "width"}), "Width"), (frozenset({"tall", "height"}), "Height"),
+                            (frozenset({"long", "length"}), "Length"), (frozenset({"radius"}), "Radius"),
+                            (frozenset(), "Distance")),
+    "speedUnits": ((frozenset(), "Speed"),),
+    "angleUnits": ((frozenset(), "Angle"),),
+    "intensityUnits": ((frozenset(), "Sound-volume"),),
+    "percent": ((frozenset(), "Percentage"),),
+}
+
+
+@dataclass(frozen=True)
+class OfflineResult:
+    annotation: str
+    covered: dict[str, str]
+    uncovered: tuple[str, ...]
+
+
+def _allowed(vocab: Vocabulary, tag: str, avoid: set[str]) -> str | None:
+    """*tag*, or its parent when a validator rejected the tag itself, or None."""
+    if tag.lower() not in avoid:
+        return tag
+    info = vocab.get(tag)
+    # A parent still says something only below the broad top-level categories.
+    if info is not None and info.parent and len(info.lineage()) >= 3 and info.parent.lower() not in avoid:
+        return info.parent
+    return None
+
+
+def _counts_items(lex: Lexicon, word: Token) -> bool:
+    """True if *word* is the plural of something the lexicon knows as an item ("3 circles")."""
+    return any(form != word.text and any(kind_of(lex.vocab, t) == "item" for t in lex.phrases.get((form,), ()))
+               for form in word.forms)
+
+
+def _value_unit(q: Quantity, lex: Lexicon, lemmas: set[str], tokens: list[Token]) -> Unit | None:
+    vocab = lex.vocab
+    first, last = q.token_span[0], max(q.token_span[1] - 1, q.token_span[0])
+    if not q.unit_class:
+        following = tokens[last + 1] if last + 1 < len(tokens) else None
+        if following is None or not _counts_items(lex, following):
+            return None  # a bare number names something ("Area 3", "block 2 begins")
+        return Unit(f"Item-count/{q.number}", "attribute", first, last)
+    for cues, tag in _VALUE_TAGS.get(q.unit_class, ()):
+        if cues and not cues & lemmas:
+            continue
+        if tag not in vocab:
+            continue
+        if q.unit_class == "percent":
+            return Unit(f"{tag}/{q.number}", "attribute", first, last)
+        for spelling in q.units:
+            unit = vocab.unit_spelling(tag, spelling)
+            if unit:
+                kind = "duration" if tag in _TOP_LEVEL_VALUES else "attribute"
+                return Unit(f"{tag}/{q.number} {unit}", kind, first, last)
+    return None
+
+
+def _serialize(elements: list[str | Group]) -> list[str]:
+    """HED text of *elements*: no tag twice in a group, empty groups dropped, singletons unwrapped."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for el in elements:
+        if isinstance(el, Group):
+            inner = _serialize(el.items)
+            text = "(" + ", ".join(inner) + ")" if len(inner) > 1 or (inner and el.keep) else "".join(inner)
+        else:
+            text = el
+        if text and text.lower() not in seen:
+            seen.add(text.lower())
+            out.append(text)
+    return out
+
+
+def _drop_redundant(texts: list[str]) -> list[str]:
+    """Top-level tags that a group already holds say nothing more."""
+    grouped = " ".join(t for t in texts if t.startswith("("))
+    inside = {g.strip().lower() for g in re.split(r"[,()]", grouped) if g.strip()}
+    return [t for t in texts if t.startswith("(") or t.lower() not in inside]
+
+
+def _units(matches: list[Match], vocab: Vocabulary, avoid: set[str]) -> list[Unit]:
+    units: list[Unit] = []
+    for m in matches:
+        if m.negated:
+            continue  # "no feedback", "without a cue": the thing is absent, so it is not tagged
+        for tag in m.tags:
+            allowed = _allowed(vocab, tag, avoid)
+            if allowed is not None:
+                units.append(Unit(allowed, kind_of(vocab, allowed), m.first, m.last, m.term))
+    return units
+
+
+def _uncovered(tokens: list[Token], matches: list[Match], units: list[Unit], present: set[str],
+               structural: bool) -> tuple[str, ...]:
+    """Content words that no emitted tag stands for (negated words are deliberately left out)."""
+    covered_idx = {i for u in units if u.tag.split("/")[0].lower() in present or u.tag in IMPLICIT_TAGS
+                   for i in range(u.first, u.last + 1)}
+    negated_idx = {i for m in matches if m.negated for i in range(m.first, m.last + 1)}
+    out: list[str] = []
+    for t in tokens:
+        if not t.is_content or t.index in covered_idx or t.index in negated_idx or t.text in out:
+            continue
+        if structural and ({t.text, t.norm} & (BOUNDARY_WORDS | STRUCTURE_NOUNS)):
+            continue  # "start of the block": the event type itself says it
+        if t.text in FIXATION_WORDS and "computer-screen" in present:
+            continue  # "left of fixation" was placed on the screen
+        out.append(t.text)
+    return tuple(out)
+
+
+def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bool) -> OfflineResult:
+    vocab = lex.vocab
+    tokens = lex.tokens(description)
+    matches = lex.match(tokens)
+    lemmas = {t.norm for t in tokens} | {t.text for t in tokens}
+    units = _units(matches, vocab, avoid)
+    for q in find_quantities(description, tokens):
+        unit = _value_unit(q, lex, lemmas, tokens)
+        if unit is not None and unit.tag.split("/")[0].lower() not in avoid:
+            unit.term = description[q.start : q.end]
+            units.append(unit)
+    units.sort(key=lambda u: (u.first, u.last))
+    for r, nxt in itertools.pairwise(units):
+        # "within 3 m of X" states nearness, not containment.
+        if r.tag == "Within" and nxt.tag.startswith("Distance/") and nxt.first == r.last + 1:
+            r.tag = "Close-to"
+
+    durations = [u for u in units if u.kind == "duration"]
+    body = [u for u in units if u.kind != "duration"]
+    matched = {i for m in matches for i in range(m.first, m.last + 1)}
+    composer = Composer(vocab, [t.text for t in tokens], [t.index for t in tokens if t.is_break], matched)
+    elements = composer.compose(body, lemmas, durations)
+    texts = _drop_redundant(_serialize(elements))
+    annotation = repair(", ".join(texts) or FALLBACK, vocab, avoid, no_extend) or FALLBACK
+
+    present = {t.split("/")[0].strip().lower() for t in re.split(r"[,()]", annotation) if t.strip()}
+    covered: dict[str, str] = {}
+    for u in units:
+        if u.tag.split("/")[0].lower() in present and u.term:
+            covered.setdefault(u.term, u.tag)
+    structural = bool(present & {"experiment-control", "experiment-structure"})
+    return OfflineResult(annotation, covered, _uncovered(tokens, matches, units, present, structural))
+
+
+def annotate_offline(
+    description: str,
+    *,
+    schema_version: str = DEFAULT_SCHEMA_VERSION,
+    no_extend: bool = False,
+    avoid: Collection[str] = (),
+) -> OfflineResult:
+    """Annotate *description* with the lexicon and the schema alone; always returns valid HED.
+
+    The annotator never extends the schema (what it cannot name stays in ``uncovered``), so
+    ``no_extend`` holds by construction; it is still enforced on the final string. Tags in
+    *avoid* are replaced by their parent where that still says something, else left out.
+    """
+    vocab = get_vocabulary(schema_version)
+    avoid_set: set[str] = set()
+    for name in avoid:
+        info = vocab.get(name)
+        avoid_set.add((info.name if info else name.split("/")[0]).lower())
+    return annotate_with(get_lexicon(vocab), description, avoid_set, no_extend)

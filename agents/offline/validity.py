@@ -1,0 +1,113 @@
+"""Last line of defence: validate with hedtools and drop whatever it rejects."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import TYPE_CHECKING
+
+from agents.schema import get_schema
+
+if TYPE_CHECKING:
+    from hed.validator import HedValidator
+
+    from agents.vocabulary import Vocabulary
+
+logger = logging.getLogger(__name__)
+
+Tree = list["str | Tree"]
+_MAX_ROUNDS = 4
+
+
+@functools.cache
+def _validator(version: str) -> HedValidator:
+    from hed.validator import HedValidator
+
+    return HedValidator(get_schema(version))
+
+
+def parse(text: str) -> Tree:
+    """A HED string as nested lists of tag strings (enough for strings this package writes)."""
+    stack: list[Tree] = [[]]
+    token = ""
+    for ch in text:
+        if ch in ",()":
+            if token.strip():
+                stack[-1].append(token.strip())
+            token = ""
+            if ch == "(":
+                stack.append([])
+            elif ch == ")" and len(stack) > 1:
+                group = stack.pop()
+                stack[-1].append(group)
+        else:
+            token += ch
+    if token.strip():
+        stack[-1].append(token.strip())
+    while len(stack) > 1:
+        group = stack.pop()
+        stack[-1].append(group)
+    return stack[0]
+
+
+def serialize(tree: Tree) -> str:
+    parts = []
+    for el in tree:
+        if isinstance(el, list):
+            inner = serialize(el)
+            if inner:
+                parts.append(f"({inner})")
+        else:
+            parts.append(el)
+    return ", ".join(parts)
+
+
+def _drop(tree: Tree, bad: set[str]) -> Tree:
+    out: Tree = []
+    for el in tree:
+        if isinstance(el, list):
+            kept = _drop(el, bad)
+            if kept:
+                out.append(kept)
+        elif el.lower() not in bad:
+            out.append(el)
+    return out
+
+
+def flat_tags(tree: Tree) -> list[str]:
+    out: list[str] = []
+    for el in tree:
+        out.extend(flat_tags(el) if isinstance(el, list) else [el])
+    return out
+
+
+def validation_errors(text: str, version: str, no_extend: bool = False) -> list[dict]:
+    from hed.errors import ErrorSeverity
+    from hed.models import HedString
+
+    issues = _validator(version).validate(HedString(text, get_schema(version)), allow_placeholders=False)
+    return [i for i in issues if i.get("severity", ErrorSeverity.ERROR) == ErrorSeverity.ERROR
+            or (no_extend and i.get("code") == "TAG_EXTENDED")]
+
+
+def repair(text: str, vocab: Vocabulary, avoid: set[str], no_extend: bool) -> str:
+    """*text* minus avoided tags, extensions (if forbidden) and tags hedtools rejects; "" if nothing is left."""
+    tree = parse(text)
+    unwanted = {t.lower() for t in flat_tags(tree) if vocab.get(t) is None
+                or vocab.get(t).name.lower() in avoid}  # type: ignore[union-attr]
+    tree = _drop(tree, unwanted)
+    for _ in range(_MAX_ROUNDS):
+        candidate = serialize(tree)
+        if not candidate:
+            return ""
+        errors = validation_errors(candidate, vocab.version, no_extend)
+        if not errors:
+            return candidate
+        bad = {str(e.get("source_tag", "")).lower() for e in errors} - {""}
+        logger.debug("offline annotation %r: dropping %s", candidate, sorted(bad) or "everything grouped")
+        if not bad:
+            # An error about a group as a whole: keep only the top-level tags.
+            tree = [el for el in tree if not isinstance(el, list)]
+            continue
+        tree = _drop(tree, bad)
+    return ""
