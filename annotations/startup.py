@@ -1,8 +1,9 @@
-"""What the embedded server does once as it starts."""
+"""What the server does once as it starts."""
 
 from __future__ import annotations
 
 import logging
+import threading
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -10,8 +11,22 @@ from django.db import DatabaseError
 logger = logging.getLogger(__name__)
 
 
+def _warm_up(version: str) -> None:
+    # Importing hedtools and loading a schema takes seconds; pay it before the first user's run does.
+    try:
+        from agents.vocabulary import get_vocabulary
+        from agents.validation import validate_hed
+
+        get_vocabulary(version)
+        validate_hed("Event", version)
+    except Exception:
+        logger.warning("schema warm-up failed", exc_info=True)
+
+
 def on_server_start() -> None:
-    """Fail runs that a previous stop cut off, when runs live inside this process."""
+    """Warm the default schema; fail runs a previous stop cut off when runs live in this process."""
+    threading.Thread(target=_warm_up, args=(settings.HEDIT_DEFAULT_SCHEMA,), name="hedit-warm-up",
+                     daemon=True).start()
     if settings.HEDIT_TASK_BACKEND != "thread":
         # Separate workers own their runs; a web process starting says nothing about them.
         return
