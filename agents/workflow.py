@@ -8,6 +8,7 @@ observer as soon as it finishes, so callers can store and show it live.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -18,7 +19,7 @@ from agents.annotation import annotate
 from agents.assessment import assess
 from agents.evaluation import evaluate
 from agents.feedback import summarise_feedback
-from agents.llm.base import ChatModel, LLMError, LLMReply, Message
+from agents.llm.base import ChatModel, LLMError, LLMReply, Message, constraint_of
 from agents.schema import check_version
 from agents.state import (
     MAX_DESCRIPTION_CHARS,
@@ -86,6 +87,11 @@ class _RecordingModel:
     def __init__(self, inner: ChatModel, state: AnnotationState, observer: WorkflowObserver) -> None:
         self._inner, self._state, self._observer = inner, state, observer
 
+    @property
+    def constraint(self) -> str:
+        # The annotator shapes its prompt by the model's decoding constraint.
+        return constraint_of(self._inner)
+
     async def complete(self, agent: str, messages: list[Message], *,
                        response_format: dict[str, Any] | None = None,
                        extra_body: dict[str, Any] | None = None) -> LLMReply:
@@ -148,7 +154,10 @@ class _Run:
                             input_summary=feedback_in or self.state.description, output=iteration.annotation)
             started = time.perf_counter()
             parse_issues = list(iteration.issues)
-            issues = parse_issues + (validate_annotation(self.state) if iteration.annotation else [])
+            # hedtools is synchronous and slow on first use; keep the event loop (shared with
+            # websockets in the embedded server) free while it works.
+            issues = parse_issues + (await asyncio.to_thread(validate_annotation, self.state)
+                                     if iteration.annotation else [])
             iteration.issues = issues
             self.state.validation_attempts += 1
             errors = iteration.errors

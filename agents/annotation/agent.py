@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from agents.annotation.llm_annotator import annotate_with_llm
@@ -24,8 +25,9 @@ async def annotate(state: AnnotationState, llm: ChatModel | None) -> Iteration:
     if state.image_description:
         text = f"{text}\n{state.image_description}".strip()
     if llm is None:
-        result = annotate_offline(text, schema_version=state.options.schema_version,
-                                  no_extend=state.options.no_extend, avoid=_rejected_tags(state))
+        # Synchronous and schema-bound: off the event loop, like validation.
+        result = await asyncio.to_thread(annotate_offline, text, schema_version=state.options.schema_version,
+                                         no_extend=state.options.no_extend, avoid=_rejected_tags(state))
         iteration = Iteration(number=number, annotation=result.annotation)
     else:
         annotation, parse_issue = await annotate_with_llm(state, llm, text)

@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 from typing import TYPE_CHECKING
 
-from agents.schema import get_schema
+from agents.state import ValidationIssue
+from agents.validation import validate_hed
 
 if TYPE_CHECKING:
-    from hed.validator import HedValidator
-
     from agents.vocabulary import Vocabulary
 
 logger = logging.getLogger(__name__)
 
 Tree = list["str | Tree"]
 _MAX_ROUNDS = 4
-
-
-@functools.cache
-def _validator(version: str) -> HedValidator:
-    from hed.validator import HedValidator
-
-    return HedValidator(get_schema(version))
 
 
 def parse(text: str) -> Tree:
@@ -81,13 +72,8 @@ def flat_tags(tree: Tree) -> list[str]:
     return out
 
 
-def validation_errors(text: str, version: str, no_extend: bool = False) -> list[dict]:
-    from hed.errors import ErrorSeverity
-    from hed.models import HedString
-
-    issues = _validator(version).validate(HedString(text, get_schema(version)), allow_placeholders=False)
-    return [i for i in issues if i.get("severity", ErrorSeverity.ERROR) == ErrorSeverity.ERROR
-            or (no_extend and i.get("code") == "TAG_EXTENDED")]
+def validation_errors(text: str, version: str, no_extend: bool = False) -> list[ValidationIssue]:
+    return [i for i in validate_hed(text, version, no_extend=no_extend) if i.is_error]
 
 
 def repair(text: str, vocab: Vocabulary, avoid: set[str], no_extend: bool) -> str:
@@ -103,7 +89,7 @@ def repair(text: str, vocab: Vocabulary, avoid: set[str], no_extend: bool) -> st
         errors = validation_errors(candidate, vocab.version, no_extend)
         if not errors:
             return candidate
-        bad = {str(e.get("source_tag", "")).lower() for e in errors} - {""}
+        bad = {e.tag.lower() for e in errors} - {""}
         logger.debug("offline annotation %r: dropping %s", candidate, sorted(bad) or "everything grouped")
         if not bad:
             # An error about a group as a whole: keep only the top-level tags.
