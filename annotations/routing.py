@@ -1,2 +1,7 @@
+from django.urls import path
 
-websocket_urlpatterns: list = []
+from annotations.consumers import SessionConsumer
+
+websocket_urlpatterns: list = [
+    path("ws/sessions/<uuid:pk>/", SessionConsumer.as_asgi(), name="session-ws"),
+]

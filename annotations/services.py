@@ -104,7 +104,8 @@ def _claim(session_id: Any) -> AnnotationSession | None:
         status=SessionStatus.RUNNING, started_at=timezone.now())
     if not claimed:
         return None
-    return AnnotationSession.objects.get(pk=session_id)
+    # The user comes along: the async caller cannot load a lazy relation.
+    return AnnotationSession.objects.select_related("user").get(pk=session_id)
 
 
 def _image_of(session: AnnotationSession) -> StimulusImage | None:

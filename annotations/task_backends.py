@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from inspect import iscoroutinefunction
@@ -40,7 +41,10 @@ class ThreadPoolBackend(BaseTaskBackend):
                             kwargs=kwargs, backend=self.alias, errors=[], worker_ids=[])
         loop = server_loop()
         if loop is not None and iscoroutinefunction(task.func):
-            future = asyncio.run_coroutine_threadsafe(task.func(*args, **kwargs), loop)
+            # Start the run in an empty context: the caller's (a request's) carries asgiref's
+            # per-request executors, which die with the request and would break the run's DB calls.
+            future = contextvars.Context().run(asyncio.run_coroutine_threadsafe,
+                                               task.func(*args, **kwargs), loop)
         else:
             future = self._pool.submit(self._run_in_thread, task, args, kwargs)
         future.add_done_callback(self._log_failure)

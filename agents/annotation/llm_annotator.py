@@ -1,17 +1,32 @@
-"""The LLM path of the annotation agent: build a small prompt, ask, read the answer."""
+"""The LLM path of the annotation agent: build a small prompt, ask, read the answer.
+
+The prompt carries only what one description needs: the HED rules in compact form and a few
+worked examples (the system message, identical for every call so providers can cache it),
+then the vocabulary slice retrieved for the description and, on later attempts, the
+validator's errors with their hints.  Under a decoding constraint the model answers with a
+structure whose tags can only come from that slice (see :mod:`agents.annotation.constrained`).
+"""
 
 from __future__ import annotations
 
 import functools
+import json
+import re
 from pathlib import Path
 
+from agents.annotation.constrained import MODES, StructuredOutput, TagForm, structure_of, tag_forms
 from agents.annotation.parse import parse_annotation
-from agents.llm.base import ChatModel, Message
+from agents.llm.base import ChatModel, Message, constraint_of
 from agents.state import AnnotationState, ValidationIssue
 from agents.validation.hints import hint_for
-from agents.vocabulary import get_vocabulary
+from agents.vocabulary import TagInfo, get_vocabulary
 
 _PROMPTS = Path(__file__).parent / "prompts"
+SLICE_SIZE = 40
+_DESCRIPTION_CHARS = 110
+_QUANTITY = re.compile(r"\d(?:[\d.,]*\d)?\s*-?\s*([A-Za-z]+)\b")
+# The general value tag for each kind of quantity a description may state ("200 ms", "1 kHz").
+_VALUE_TAGS = ("Time-value", "Frequency", "Distance", "Angle", "Sound-volume", "Temperature", "Weight", "Speed")
 
 
 @functools.cache
@@ -19,40 +34,113 @@ def _template(name: str) -> str:
     return (_PROMPTS / name).read_text(encoding="utf-8")
 
 
+@functools.cache
+def system_prompt(schema_version: str, no_extend: bool, structured: bool) -> str:
+    """The stable first message: rules, answer format and examples; one per configuration."""
+    pairs = _template("examples.txt").strip().splitlines()
+    examples = []
+    for description, hed in zip(pairs[::2], pairs[1::2], strict=True):
+        answer = json.dumps({"tags": structure_of(hed)}) if structured else hed
+        examples.append(f"Description: {description}\nAnswer: {answer}")
+    extension_rule = ("Never extend tags with new terms; use existing tags only." if no_extend or structured
+                      else "Extend a tag (Parent/New-term) only when no listed tag fits.")
+    answer_format = _template("answer_structured.txt" if structured else "answer_text.txt").strip()
+    return _template("system.txt").format(schema_version=schema_version, extension_rule=extension_rule,
+                                          answer_format=answer_format.format(),
+                                          examples="\n".join(examples)).strip()
+
+
+def _first_sentence(text: str) -> str:
+    text = " ".join(text.split())
+    end = text.find(". ")
+    if 0 < end < _DESCRIPTION_CHARS:
+        return text[: end + 1]
+    return text if len(text) <= _DESCRIPTION_CHARS else text[: _DESCRIPTION_CHARS - 1].rstrip() + "…"
+
+
+def vocabulary_slice(state: AnnotationState, text: str) -> tuple[list[TagForm], dict[str, TagInfo]]:
+    """The tag forms offered for *text*, and their schema entries by name."""
+    vocabulary = get_vocabulary(state.options.schema_version)
+    infos = vocabulary.candidates(text, limit=SLICE_SIZE)
+    known = {i.name for i in infos}
+    for unit in dict.fromkeys(_QUANTITY.findall(text)):
+        for name in _VALUE_TAGS:
+            info = vocabulary.get(name)
+            if info is not None and info.name not in known and vocabulary.unit_spelling(name, unit):
+                infos.append(info)
+                known.add(info.name)
+    return tag_forms(infos, vocabulary), {i.name: i for i in infos}
+
+
+def _slice_lines(forms: list[TagForm], infos: dict[str, TagInfo]) -> str:
+    lines = []
+    for form in forms:
+        info = infos[form.name]
+        parent = f" [{info.parent}]" if info.parent else ""
+        lines.append(f"{form.label}{parent}: {_first_sentence(info.description)}")
+    return "\n".join(lines)
+
+
+def _issue_line(issue: ValidationIssue) -> str:
+    where = f" ({issue.tag})" if issue.tag else ""
+    message = " ".join(issue.message.split())[:200]
+    hint = f" Hint: {issue.hint}" if issue.hint else ""
+    return f"- {issue.code}{where}: {message}{hint}"
+
+
 def _feedback_block(state: AnnotationState) -> str:
     previous = state.current
     if previous is None:
         return ""
-    lines = [f"Your previous annotation was: {previous.annotation}"]
-    for issue in previous.errors:
-        where = f" ({issue.tag})" if issue.tag else ""
-        lines.append(f"- {issue.code}{where}: {issue.message} Hint: {issue.hint}")
-    if state.pending_feedback:
-        lines.append(f"Feedback: {state.pending_feedback}")
-    lines.append("Write a corrected annotation.")
+    lines = [f"Your previous annotation: {previous.annotation or '(unreadable)'}"]
+    errors = previous.errors
+    if errors:
+        lines.append("It failed validation:")
+        seen: set[tuple[str, str]] = set()
+        for issue in errors:
+            if (issue.code, issue.tag) not in seen:
+                seen.add((issue.code, issue.tag))
+                lines.append(_issue_line(issue))
+        # The feedback agent repeats the errors; only its summary adds anything.
+        summary = state.pending_feedback.partition("Summary:")[2].strip()
+        if summary:
+            lines.append(f"Advice: {summary}")
+        lines.append("Write a corrected annotation.")
+    else:
+        if state.pending_feedback:
+            lines.append(f"A reviewer said: {state.pending_feedback.strip()}")
+        lines.append("Write an improved annotation.")
     return "\n".join(lines) + "\n"
 
 
-def build_messages(state: AnnotationState, text: str) -> list[Message]:
+def build_messages(state: AnnotationState, text: str, *, structured: bool = False,
+                   forms: list[TagForm] | None = None, infos: dict[str, TagInfo] | None = None) -> list[Message]:
     """System rules first (stable, cacheable), then the description-specific slice."""
+    if forms is None or infos is None:
+        forms, infos = vocabulary_slice(state, text)
     options = state.options
-    vocabulary = get_vocabulary(options.schema_version)
-    slice_lines = [f"{t.name}{'/#' if t.takes_value else ''}: {t.description}"
-                   for t in vocabulary.candidates(text)]
-    extension_rule = ("- Never extend tags with new terms; use existing tags only." if options.no_extend
-                      else "- Extend a tag (Parent/New-term) only when no existing tag fits.")
-    system = _template("system.txt").format(schema_version=options.schema_version,
-                                            extension_rule=extension_rule)
-    user = _template("user.txt").format(vocabulary="\n".join(slice_lines),
-                                        examples=_template("examples.txt").strip(),
-                                        description=text, feedback=_feedback_block(state))
+    system = system_prompt(options.schema_version, options.no_extend, structured)
+    user = _template("user.txt").format(vocabulary=_slice_lines(forms, infos), description=text,
+                                        feedback=_feedback_block(state))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 async def annotate_with_llm(state: AnnotationState, llm: ChatModel,
                             text: str) -> tuple[str, ValidationIssue | None]:
-    reply = await llm.complete("annotation", build_messages(state, text))
-    annotation = parse_annotation(reply.text)
+    """One attempt: the annotation read from the model's answer, or a PARSE_ERROR issue."""
+    mode = constraint_of(llm)
+    forms, infos = vocabulary_slice(state, text)
+    structured = mode in MODES and bool(forms)
+    messages = build_messages(state, text, structured=structured, forms=forms, infos=infos)
+    if structured:
+        output = StructuredOutput(mode, forms)
+        response_format, extra_body = output.request()
+        reply = await llm.complete("annotation", messages, response_format=response_format,
+                                   extra_body=extra_body)
+        annotation = output.read(reply.text)
+    else:
+        reply = await llm.complete("annotation", messages)
+        annotation = parse_annotation(reply.text)
     if annotation:
         return annotation, None
     return "", ValidationIssue(code="PARSE_ERROR", message=f"Could not read a HED string in: {reply.text[:200]!r}",

@@ -36,3 +36,23 @@ class ChatModel(Protocol):
         response_format: dict[str, Any] | None = None,
         extra_body: dict[str, Any] | None = None,
     ) -> LLMReply: ...
+
+
+def constraint_of(llm: object) -> str:
+    """The decoding constraint a model is configured for: none, json_schema or llama_cpp."""
+    value = getattr(llm, "constraint", "none")
+    return value if isinstance(value, str) else "none"
+
+
+class UnavailableModel:
+    """Stands in for a model that cannot be built (say, an undecryptable key): every call fails with why."""
+
+    constraint = "none"
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    async def complete(self, agent: str, messages: list[Message], *,
+                       response_format: dict[str, Any] | None = None,
+                       extra_body: dict[str, Any] | None = None) -> LLMReply:
+        raise LLMError(self.reason)

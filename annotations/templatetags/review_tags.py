@@ -1,4 +1,4 @@
-"""Template tags for the review panel on a session page."""
+"""Template tags for reviews: the session page's review panel and small summary helpers."""
 
 from __future__ import annotations
 
@@ -11,4 +11,31 @@ register = template.Library()
 
 @register.inclusion_tag("annotations/partials/review_panel.html", takes_context=True)
 def review_panel(context: dict[str, Any], session: Any) -> dict[str, Any]:
-    return {"session": session, "request": context.get("request")}
+    """``{% review_panel session %}``: ratings, verdicts, corrections and the BIDS level of *session*."""
+    from annotations.views_review import panel_context
+
+    request = context.get("request")
+    if request is None:  # rendered outside a request (e.g. an email): nothing user-specific to show
+        return {"session": session}
+    return {**panel_context(request, session), "csrf_token": context.get("csrf_token")}
+
+
+@register.inclusion_tag("annotations/partials/review_badge.html")
+def review_badge(session: Any) -> dict[str, Any]:
+    """``{% review_badge session %}``: mean rating, verdict counts and agreement, from stored fields."""
+    from annotations.reviews import summary_of
+
+    return {"summary": summary_of(session)}
+
+
+@register.filter
+def percent(value: float | None) -> str:
+    """0.667 -> "67%"; None -> "" (no reviews, no agreement)."""
+    return "" if value is None else f"{round(100 * value)}%"
+
+
+@register.filter
+def can_review(user: Any) -> bool:
+    from annotations.reviews import can_review as allowed
+
+    return allowed(user)

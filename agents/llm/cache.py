@@ -1,0 +1,53 @@
+"""The response cache contract: identical requests are answered without calling the model again.
+
+The agents stay free of Django; the database implementation lives in ``annotations.llm_cache``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class CachedResponse:
+    model: str
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ResponseCache(Protocol):
+    """Anything that stores replies by request key; failures may raise, callers tolerate them."""
+
+    async def get(self, key: str) -> CachedResponse | None: ...
+
+    async def put(self, key: str, response: CachedResponse) -> None: ...
+
+
+def request_key(endpoint: str, params: dict[str, Any]) -> str:
+    """A stable digest of everything that decides the answer: endpoint, model, messages, parameters."""
+    blob = json.dumps({"endpoint": endpoint.rstrip("/"), **params}, sort_keys=True, ensure_ascii=False,
+                      default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class MemoryCache:
+    """An in-process cache with a time-to-live, for scripts and tests that have no database."""
+
+    def __init__(self, ttl_seconds: float = 3600.0) -> None:
+        self.ttl = ttl_seconds
+        self._items: dict[str, tuple[float, CachedResponse]] = {}
+
+    async def get(self, key: str) -> CachedResponse | None:
+        item = self._items.get(key)
+        if item is None or item[0] < time.monotonic():
+            self._items.pop(key, None)
+            return None
+        return item[1]
+
+    async def put(self, key: str, response: CachedResponse) -> None:
+        self._items[key] = (time.monotonic() + self.ttl, response)

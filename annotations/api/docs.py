@@ -1,0 +1,67 @@
+"""A self-contained API docs page: the OpenAPI schema's operations rendered on the server.
+
+drf-spectacular's Swagger and Redoc pages load their JavaScript from a CDN; this page
+needs nothing but the schema, so it works offline.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from drf_spectacular.generators import SchemaGenerator
+
+_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+@functools.cache
+def _schema() -> dict[str, Any]:
+    # The API's shape is fixed at start-up; generating it walks every view, so once is enough.
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+def operations(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """One entry per path and method: what it does, its parameters, body and answers."""
+    found = []
+    for path, item in schema.get("paths", {}).items():
+        for method in _METHODS:
+            op = item.get(method)
+            if op is None:
+                continue
+            body = op.get("requestBody", {}).get("content", {})
+            body_ref = next((c.get("schema", {}).get("$ref", "") for c in body.values()), "")
+            found.append({
+                "path": path, "method": method.upper(), "summary": op.get("summary", ""),
+                "description": op.get("description", ""),
+                "parameters": [{"name": p["name"], "where": p.get("in", ""), "required": p.get("required", False),
+                                "description": p.get("description", "")} for p in op.get("parameters", [])],
+                "body": body_ref.rsplit("/", 1)[-1],
+                "responses": [{"code": code, "description": r.get("description", "")}
+                              for code, r in op.get("responses", {}).items()],
+            })
+    return found
+
+
+def components(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    result = []
+    for name, comp in sorted(schema.get("components", {}).get("schemas", {}).items()):
+        required = set(comp.get("required", []))
+        fields = [{"name": f, "type": spec.get("type") or spec.get("$ref", "").rsplit("/", 1)[-1]
+                   or ", ".join(s.get("$ref", s.get("type", "")).rsplit("/", 1)[-1]
+                                for s in spec.get("allOf", spec.get("oneOf", []))),
+                   "required": f in required, "read_only": spec.get("readOnly", False),
+                   "description": spec.get("description", "")}
+                  for f, spec in comp.get("properties", {}).items()]
+        result.append({"name": name, "fields": fields, "description": comp.get("description", "")})
+    return result
+
+
+def api_docs(request: HttpRequest) -> HttpResponse:
+    schema = _schema()
+    return render(request, "annotations/review_api_docs.html", {
+        "info": schema.get("info", {}), "operations": operations(schema), "components": components(schema),
+        "schema_url": reverse("api:schema"),
+    })

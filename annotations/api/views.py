@@ -1,0 +1,232 @@
+"""REST API views: thin wrappers around services, reviews and exports.
+
+A user sees through the API exactly what the pages show them: querysets start from
+``selectors.visible_sessions`` (another user's session is a 404) and are narrowed by the
+same history filters.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations import reviews
+from annotations.api.pagination import SessionPagination
+from annotations.api.permissions import IsReviewerToWrite
+from annotations.api.serializers import (
+    BidsInputSerializer,
+    ExportQuerySerializer,
+    ReviewInputSerializer,
+    ReviewSerializer,
+    RevisionInputSerializer,
+    RevisionSerializer,
+    SessionCreateSerializer,
+    SessionDetailSerializer,
+    SessionSerializer,
+    ValidateInputSerializer,
+    ValidateResultSerializer,
+)
+from annotations.api.throttles import SessionCreateThrottle
+from annotations.exports import FilterError, check_format, export_response, sessions_for_export
+from annotations.models import AnnotationSession
+from annotations.selectors import visible_sessions, with_record_relations
+from annotations.services import RequestError, build_options, create_session, start_session
+
+logger = logging.getLogger(__name__)
+
+FILTER_PARAMETERS = [
+    OpenApiParameter("status", str, description="Session status: queued, running, succeeded, invalid, "
+                                                "failed, cancelled."),
+    OpenApiParameter("q", str, description="Text search in descriptions and annotations."),
+    OpenApiParameter("user", str, description="Owner's username (reviewers and staff)."),
+    OpenApiParameter("reviewed", str, enum=["unrated", "reviewed"], description="Review state."),
+    OpenApiParameter("verdict", str, enum=["accept", "needs-fix", "reject"], description="Review verdict."),
+    OpenApiParameter("min_rating", float, description="Minimum mean rating, 1 to 5."),
+    OpenApiParameter("valid", str, enum=["valid", "invalid", "unknown"], description="Annotation validity."),
+    OpenApiParameter("schema_version", str, description="HED schema version."),
+    OpenApiParameter("date_from", OpenApiTypes.DATE, description="Created on or after this day."),
+    OpenApiParameter("date_to", OpenApiTypes.DATE, description="Created on or before this day."),
+]
+
+
+def _visible_session(request: Request, pk: Any) -> AnnotationSession:
+    return get_object_or_404(visible_sessions(request.user), pk=pk)
+
+
+def _review_error(exc: reviews.ReviewError) -> ValidationError:
+    return ValidationError(exc.as_dict())
+
+
+def _filtered_sessions(request: Request) -> Any:
+    try:
+        return sessions_for_export(request.user, request.query_params)
+    except FilterError as exc:
+        raise ValidationError(exc.as_dict()) from exc
+
+
+class SessionListCreateView(generics.ListCreateAPIView):
+    """Sessions the caller may see, newest first, with the history filters; POST starts a run."""
+
+    serializer_class = SessionSerializer
+    throttle_classes = [SessionCreateThrottle]
+    pagination_class = SessionPagination
+
+    def get_queryset(self) -> Any:
+        return _filtered_sessions(self.request).select_related("user")
+
+    @extend_schema(parameters=FILTER_PARAMETERS, summary="List sessions")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(request=SessionCreateSerializer, responses={201: SessionDetailSerializer},
+                   summary="Annotate a description",
+                   description="Stores the session and starts the run; poll the session for its result.")
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        data = SessionCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        raw_options = dict(values.get("options") or {})
+        if values.get("schema_version"):
+            raw_options["schema_version"] = values["schema_version"]
+        try:
+            options = build_options(raw_options)
+        except RequestError as exc:
+            field = "schema_version" if "schema" in str(exc) else "options"
+            raise ValidationError({field: [str(exc)]}) from exc
+        with transaction.atomic():
+            try:
+                session = create_session(user=request.user, description=values["description"], options=options,
+                                         max_image_bytes=settings.HEDIT_MAX_IMAGE_BYTES)
+            except RequestError as exc:
+                raise ValidationError({"description": [str(exc)]}) from exc
+            start_session(session)
+        logger.info("API: %s started session %s", request.user, session.pk)
+        session = with_record_relations(AnnotationSession.objects.filter(pk=session.pk)).get()
+        body = SessionDetailSerializer(session, context={"request": request}).data
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": body["url"]})
+
+
+class SessionDetailView(generics.RetrieveAPIView):
+    """One session with its iterations, issues, steps, usage, reviews and revisions."""
+
+    serializer_class = SessionDetailSerializer
+
+    def get_queryset(self) -> Any:
+        return with_record_relations(visible_sessions(self.request.user))
+
+
+class SessionReviewsView(APIView):
+    permission_classes = [IsAuthenticated, IsReviewerToWrite]
+
+    @extend_schema(responses=ReviewSerializer(many=True), summary="Reviews of a session")
+    def get(self, request: Request, pk: Any) -> Response:
+        session = _visible_session(request, pk)
+        return Response(ReviewSerializer(reviews.reviews_of(session), many=True).data)
+
+    @extend_schema(request=ReviewInputSerializer, responses={201: ReviewSerializer, 200: ReviewSerializer},
+                   summary="Review a session (reviewers)",
+                   description="Rates 1-5 with a verdict; a reviewer's second review replaces the first (200).")
+    def post(self, request: Request, pk: Any) -> Response:
+        session = _visible_session(request, pk)
+        data = ReviewInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            review, created = reviews.submit_review(session, request.user, **data.validated_data)
+        except reviews.ReviewError as exc:
+            raise _review_error(exc) from exc
+        except PermissionError as exc:
+            raise PermissionDenied(str(exc)) from exc
+        return Response(ReviewSerializer(review).data,
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class SessionRevisionsView(APIView):
+    permission_classes = [IsAuthenticated, IsReviewerToWrite]
+
+    @extend_schema(responses=RevisionSerializer(many=True), summary="Human corrections of a session")
+    def get(self, request: Request, pk: Any) -> Response:
+        session = _visible_session(request, pk)
+        return Response(RevisionSerializer(reviews.revisions_of(session), many=True).data)
+
+    @extend_schema(request=RevisionInputSerializer, responses={201: RevisionSerializer},
+                   summary="Correct the annotation (reviewers)",
+                   description="Validates the correction, stores it as a revision and makes it the final "
+                               "annotation; the machine's annotation is kept.")
+    def post(self, request: Request, pk: Any) -> Response:
+        session = _visible_session(request, pk)
+        data = RevisionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            revision = reviews.correct_annotation(session, request.user, data.validated_data["hed"],
+                                                  comment=data.validated_data["comment"])
+        except reviews.ReviewError as exc:
+            raise _review_error(exc) from exc
+        except PermissionError as exc:
+            raise PermissionDenied(str(exc)) from exc
+        return Response(RevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
+
+
+class SessionBidsView(APIView):
+    @extend_schema(request=BidsInputSerializer, responses={200: SessionSerializer},
+                   summary="Assign a BIDS column and level (owner or reviewers)")
+    def put(self, request: Request, pk: Any) -> Response:
+        session = _visible_session(request, pk)
+        data = BidsInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            reviews.assign_bids(session, request.user, **data.validated_data)
+        except reviews.ReviewError as exc:
+            raise _review_error(exc) from exc
+        except PermissionError as exc:
+            raise PermissionDenied(str(exc)) from exc
+        return Response(SessionSerializer(session, context={"request": request}).data)
+
+
+class ValidateView(APIView):
+    @extend_schema(request=ValidateInputSerializer, responses={200: ValidateResultSerializer},
+                   summary="Validate a HED string")
+    def post(self, request: Request) -> Response:
+        data = ValidateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        issues = reviews.check_annotation(values["hed"], values["schema_version"], no_extend=values["no_extend"])
+        return Response({"valid": not any(i.is_error for i in issues), "schema_version": values["schema_version"],
+                         "issues": [reviews.issue_dict(i) for i in issues]})
+
+
+class _IgnoreFormatParameter(DefaultContentNegotiation):
+    # ``format`` names the export format here, not a DRF renderer; errors are always JSON.
+    def select_renderer(self, request: Request, renderers: list, format_suffix: str | None = None) -> tuple:
+        return renderers[0], renderers[0].media_type
+
+
+class ExportView(APIView):
+    content_negotiation_class = _IgnoreFormatParameter
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", str, enum=["csv", "jsonl", "bids"], required=True,
+                                     description="csv: one row per session; jsonl: full records; "
+                                                 "bids: an events.json sidecar of assigned levels."),
+                    *FILTER_PARAMETERS],
+        responses={(200, "text/csv"): OpenApiTypes.STR, (200, "application/x-ndjson"): OpenApiTypes.STR,
+                   (200, "application/json"): OpenApiTypes.OBJECT,
+                   400: OpenApiResponse(description="unknown format")},
+        summary="Export sessions (streamed)")
+    def get(self, request: Request) -> Any:
+        ExportQuerySerializer(data={"format": request.query_params.get("format", "")}).is_valid(
+            raise_exception=True)
+        fmt = check_format(request.query_params["format"])
+        return export_response(request, fmt, _filtered_sessions(request))

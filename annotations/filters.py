@@ -1,0 +1,180 @@
+"""History filters shared by the history page, exports and the API.
+
+``filter_sessions(qs, params)`` takes plain query parameters (a QueryDict works) and returns the
+filtered queryset and a dict of field -> message for every value it could not use.  Unknown
+parameters are ignored, so callers may pass their whole query string.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from annotations.models import AnnotationSession, SessionStatus, Verdict
+
+FILTER_FIELDS = ("q", "status", "valid", "schema_version", "date_from", "date_to", "user", "reviewed",
+                 "verdict", "min_rating")
+
+VALIDITY = {"valid": True, "invalid": False, "unknown": None}
+REVIEWED = ("unrated", "reviewed")
+_VERDICT_FIELDS = {Verdict.ACCEPT: "accept_count", Verdict.NEEDS_FIX: "needs_fix_count",
+                   Verdict.REJECT: "reject_count"}
+MAX_QUERY_CHARS = 200
+
+
+def _one_of(name: str, value: str, allowed: Any) -> str:
+    return f"{name}: {value!r} is not one of {', '.join(allowed)}"
+
+
+def _parse_date(value: str) -> dt.date:
+    return dt.date.fromisoformat(value)
+
+
+def _day_start(day: dt.date) -> dt.datetime:
+    # Ranges on the raw column, not created_at__date, so the created_at index still applies.
+    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
+
+
+def filter_sessions(qs: QuerySet[AnnotationSession],
+                    params: Mapping[str, str]) -> tuple[QuerySet[AnnotationSession], dict[str, str]]:
+    """Apply every recognised, non-empty filter in *params* to *qs*.
+
+    Returns ``(qs, errors)``; *errors* maps a parameter name to a message naming the bad value.
+    The queryset still has every valid filter applied when there are errors.
+    """
+    errors: dict[str, str] = {}
+    value = {k: str(params.get(k) or "").strip() for k in FILTER_FIELDS}
+
+    if q := value["q"]:
+        if len(q) > MAX_QUERY_CHARS:
+            errors["q"] = f"q: the search is {len(q)} characters; the limit is {MAX_QUERY_CHARS}"
+        else:
+            qs = qs.filter(Q(description__icontains=q) | Q(final_annotation__icontains=q)
+                           | Q(machine_annotation__icontains=q))
+
+    if status := value["status"]:
+        if status in SessionStatus.values:
+            qs = qs.filter(status=status)
+        else:
+            errors["status"] = _one_of("status", status, SessionStatus.values)
+
+    if valid := value["valid"]:
+        if valid in VALIDITY:
+            qs = qs.filter(is_valid__isnull=True) if VALIDITY[valid] is None else qs.filter(
+                is_valid=VALIDITY[valid])
+        else:
+            errors["valid"] = _one_of("valid", valid, VALIDITY)
+
+    if version := value["schema_version"]:
+        from agents.schema import available_versions
+
+        if version in available_versions():
+            qs = qs.filter(schema_version=version)
+        else:
+            errors["schema_version"] = _one_of("schema_version", version, available_versions())
+
+    dates: dict[str, dt.date] = {}
+    for name in ("date_from", "date_to"):
+        if value[name]:
+            try:
+                dates[name] = _parse_date(value[name])
+            except ValueError:
+                errors[name] = f"{name}: {value[name]!r} is not a date (use YYYY-MM-DD)"
+    if "date_from" in dates and "date_to" in dates and dates["date_from"] > dates["date_to"]:
+        errors["date_to"] = "date_to: the end date is before the start date"
+    else:
+        if "date_from" in dates:
+            qs = qs.filter(created_at__gte=_day_start(dates["date_from"]))
+        if "date_to" in dates:
+            qs = qs.filter(created_at__lt=_day_start(dates["date_to"] + dt.timedelta(days=1)))
+
+    if username := value["user"]:
+        # Callers pass a queryset already limited to what the user may see, so this narrows, never widens.
+        qs = qs.filter(user__username=username)
+
+    if reviewed := value["reviewed"]:
+        if reviewed == "unrated":
+            qs = qs.filter(review_count=0)
+        elif reviewed == "reviewed":
+            qs = qs.filter(review_count__gt=0)
+        else:
+            errors["reviewed"] = _one_of("reviewed", reviewed, REVIEWED)
+
+    if verdict := value["verdict"]:
+        if verdict in _VERDICT_FIELDS:
+            qs = qs.filter(**{f"{_VERDICT_FIELDS[verdict]}__gt": 0})
+        else:
+            errors["verdict"] = _one_of("verdict", verdict, Verdict.values)
+
+    if rating := value["min_rating"]:
+        try:
+            minimum = float(rating)
+        except ValueError:
+            minimum = -1.0
+        if 1 <= minimum <= 5:
+            qs = qs.filter(mean_rating__gte=minimum)
+        else:
+            errors["min_rating"] = f"min_rating: {rating!r} is not a number from 1 to 5"
+
+    return qs, errors
+
+
+def active_filters(params: Mapping[str, str]) -> dict[str, str]:
+    """The non-empty filter parameters, for links that keep the current filters."""
+    return {k: str(params.get(k)).strip() for k in FILTER_FIELDS if str(params.get(k) or "").strip()}
+
+
+@dataclass(frozen=True)
+class CheapPage:
+    """One page of results without a COUNT(*): fetch one row more than shown to learn if there is a next."""
+
+    items: list[Any]
+    number: int
+    per_page: int
+    has_next: bool
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def start_index(self) -> int:
+        return (self.number - 1) * self.per_page + 1 if self.items else 0
+
+    @property
+    def end_index(self) -> int:
+        return (self.number - 1) * self.per_page + len(self.items)
+
+
+MAX_PAGE = 100_000
+
+
+def parse_page(raw: str | None) -> int:
+    """The page number from a query value; raises ValueError with a message naming it."""
+    text = (raw or "1").strip() or "1"
+    if not text.isdigit() or not 1 <= int(text) <= MAX_PAGE:
+        raise ValueError(f"page: {text!r} is not a page number from 1 to {MAX_PAGE}")
+    return int(text)
+
+
+def cheap_page(qs: QuerySet[Any], number: int, per_page: int = 50, *,
+               rows: QuerySet[Any] | None = None) -> CheapPage:
+    """One page of the ordered *qs* in two steps: the page's keys, then its rows.
+
+    The keys query carries the offset, so a deep page walks only the ordering index instead of
+    reading (and joining) every row it skips; *rows* (default: all of the model) loads the page's
+    rows with whatever select_related/only the caller wants.
+    """
+    offset = (number - 1) * per_page
+    keys = list(qs.values_list("pk", flat=True)[offset:offset + per_page + 1])
+    has_next = len(keys) > per_page
+    keys = keys[:per_page]
+    source = rows if rows is not None else qs.model._default_manager.all()
+    by_key = {obj.pk: obj for obj in source.filter(pk__in=keys)} if keys else {}
+    items = [by_key[k] for k in keys if k in by_key]
+    return CheapPage(items=items, number=number, per_page=per_page, has_next=has_next)

@@ -1,0 +1,57 @@
+"""The form behind a user's own LLM settings; the key field is write-only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from agents.llm.providers import AGENTS, PRESETS
+
+PROVIDER_CHOICES = [("", "Custom endpoint (enter a base URL)")] + [(k, p.label) for k, p in PRESETS.items()]
+AGENT_FIELDS = {agent: f"{agent}_model" for agent in AGENTS if agent != "annotation"}
+
+
+class LLMSettingsForm(forms.Form):
+    provider = forms.ChoiceField(choices=PROVIDER_CHOICES, required=False,
+                                 help_text="A preset fills in the usual base URL and model.")
+    base_url = forms.URLField(required=False, max_length=500, label="Base URL",
+                              assume_scheme="https",
+                              help_text="An OpenAI-compatible endpoint, e.g. http://localhost:11434/v1. "
+                                        "Empty: the preset's URL, or the server's endpoint with your key.")
+    model = forms.CharField(required=False, max_length=255, label="Model",
+                            help_text="Used by every agent unless set below.")
+    evaluation_model = forms.CharField(required=False, max_length=255, label="Evaluation model")
+    assessment_model = forms.CharField(required=False, max_length=255, label="Assessment model")
+    feedback_model = forms.CharField(required=False, max_length=255, label="Feedback model")
+    vision_model = forms.CharField(required=False, max_length=255, label="Vision model",
+                                   help_text="Must accept images.")
+    # Never rendered back: an empty field keeps whatever key is stored.
+    api_key = forms.CharField(required=False, max_length=500, strip=True, label="API key",
+                              widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}))
+    remove_key = forms.BooleanField(required=False, label="Remove the stored key")
+
+    def __init__(self, *args: Any, has_key: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.has_key = has_key
+        self.fields["api_key"].help_text = ("A key is stored. Leave empty to keep it." if has_key
+                                            else "Stored encrypted; never shown again.")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("api_key") and data.get("remove_key"):
+            raise forms.ValidationError("Enter a new key or remove the stored one, not both.")
+        return data
+
+    def agent_models(self) -> dict[str, str]:
+        return {agent: self.cleaned_data[field].strip() for agent, field in AGENT_FIELDS.items()
+                if self.cleaned_data.get(field, "").strip()}
+
+    @classmethod
+    def initial_from(cls, stored: Any) -> dict[str, Any]:
+        if stored is None:
+            return {}
+        initial = {"provider": stored.provider, "base_url": stored.base_url, "model": stored.model}
+        for agent, field in AGENT_FIELDS.items():
+            initial[field] = (stored.agent_models or {}).get(agent, "")
+        return initial

@@ -1,0 +1,337 @@
+"""Business logic of reviewing: ratings and verdicts, human corrections, BIDS assignment.
+
+Every change to a session's reviews recomputes its stored summary (count, mean rating,
+verdict counts) in the same transaction, so history filters and exports never aggregate
+per row and never see a summary that disagrees with the reviews.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Avg, Count, Q, QuerySet
+
+from agents.state import ValidationIssue
+from annotations.models import AnnotationSession, Review, Revision, SessionStatus, Verdict
+
+logger = logging.getLogger(__name__)
+
+REVIEWER_GROUP = "reviewers"
+# Sessions a reviewer can judge: the run ended with an annotation, valid or not.
+REVIEWABLE_STATUSES = (SessionStatus.SUCCEEDED, SessionStatus.INVALID)
+MAX_COMMENT_CHARS = 5000
+MAX_ANNOTATION_CHARS = 20000
+# A BIDS column is a TSV header: no whitespace or separators, so a tool can match it exactly.
+_BIDS_COLUMN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_BIDS_LEVEL_FORBIDDEN = re.compile(r"[\t\r\n]")
+
+
+class ReviewError(ValueError):
+    """A review request that cannot be carried out; *field* names the input at fault."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return {self.field: [self.message]}
+
+
+@dataclass(frozen=True)
+class ReviewSummary:
+    count: int
+    mean_rating: float | None
+    accept: int
+    needs_fix: int
+    reject: int
+
+    @property
+    def majority_verdict(self) -> str | None:
+        """The most common verdict; None without reviews or when the top verdicts tie."""
+        counts = sorted(self.verdict_counts().items(), key=lambda kv: -kv[1])
+        if not counts or counts[0][1] == 0 or (len(counts) > 1 and counts[0][1] == counts[1][1]):
+            return None
+        return counts[0][0]
+
+    @property
+    def agreement(self) -> float | None:
+        """Share of reviewers whose verdict is the most common one (1.0 = unanimous)."""
+        if not self.count:
+            return None
+        return max(self.accept, self.needs_fix, self.reject) / self.count
+
+    def verdict_counts(self) -> dict[str, int]:
+        return {Verdict.ACCEPT.value: self.accept, Verdict.NEEDS_FIX.value: self.needs_fix,
+                Verdict.REJECT.value: self.reject}
+
+
+def summary_of(session: AnnotationSession) -> ReviewSummary:
+    """The stored review summary of *session* (no query)."""
+    return ReviewSummary(count=session.review_count, mean_rating=session.mean_rating,
+                         accept=session.accept_count, needs_fix=session.needs_fix_count,
+                         reject=session.reject_count)
+
+
+def agreement_of(session: AnnotationSession) -> float | None:
+    return summary_of(session).agreement
+
+
+# --- permissions ----------------------------------------------------------------------------
+
+
+def can_review(user: Any) -> bool:
+    """Reviewers (the group) and staff rate, judge and correct annotations."""
+    if user is None or not user.is_authenticated:
+        return False
+    if user.is_staff or user.is_superuser:
+        return True
+    # Cached on the user object: a page asks several times per request.
+    cached = getattr(user, "_hedit_is_reviewer", None)
+    if cached is None:
+        cached = user.groups.filter(name=REVIEWER_GROUP).exists()
+        user._hedit_is_reviewer = cached
+    return bool(cached)
+
+
+def can_assign_bids(user: Any, session: AnnotationSession) -> bool:
+    """The session's owner knows which event it describes; reviewers may fix that too."""
+    if user is None or not user.is_authenticated:
+        return False
+    return can_review(user) or (session.user_id is not None and session.user_id == user.pk)
+
+
+# --- reviews --------------------------------------------------------------------------------
+
+
+def _check_reviewable(session: AnnotationSession, field: str = "session") -> None:
+    if session.status not in REVIEWABLE_STATUSES:
+        raise ReviewError(field, f"only finished sessions with an annotation can be reviewed; "
+                                 f"this one is {session.get_status_display().lower()}")
+
+
+def clean_rating(value: Any) -> int:
+    try:
+        rating = int(value)
+    except (TypeError, ValueError):
+        raise ReviewError("rating", "rating must be a whole number from 1 to 5") from None
+    if isinstance(value, float) and value != rating:
+        raise ReviewError("rating", "rating must be a whole number from 1 to 5")
+    if not 1 <= rating <= 5:
+        raise ReviewError("rating", f"rating must be from 1 to 5, not {rating}")
+    return rating
+
+
+def clean_verdict(value: Any) -> str:
+    if value not in Verdict.values:
+        raise ReviewError("verdict", f"verdict must be one of {', '.join(Verdict.values)}")
+    return str(value)
+
+
+def clean_comment(value: Any) -> str:
+    text = str(value or "").strip()
+    if len(text) > MAX_COMMENT_CHARS:
+        raise ReviewError("comment", f"comment is {len(text)} characters; the limit is {MAX_COMMENT_CHARS}")
+    return text
+
+
+def submit_review(session: AnnotationSession, reviewer: Any, *, rating: Any, verdict: Any,
+                  comment: Any = "") -> tuple[Review, bool]:
+    """Add *reviewer*'s review of *session*, or replace their earlier one; True when it is new.
+
+    Raises :class:`PermissionError` for a non-reviewer and :class:`ReviewError` for bad input.
+    """
+    if not can_review(reviewer):
+        raise PermissionError("only reviewers can review annotations")
+    rating, verdict, comment = clean_rating(rating), clean_verdict(verdict), clean_comment(comment)
+    _check_reviewable(session)
+    with transaction.atomic():
+        # Locking the session row serialises concurrent reviews of one session, so each
+        # recomputation sees every review committed before it.
+        _lock(session)
+        review, created = Review.objects.update_or_create(
+            session=session, reviewer=reviewer,
+            defaults={"rating": rating, "verdict": verdict, "comment": comment})
+        recompute_summary(session)
+    logger.info("%s reviewed session %s: %s/5 %s", reviewer, session.pk, rating, verdict)
+    return review, created
+
+
+def delete_review(session: AnnotationSession, reviewer: Any) -> bool:
+    with transaction.atomic():
+        _lock(session)
+        deleted, _ = Review.objects.filter(session=session, reviewer=reviewer).delete()
+        recompute_summary(session)
+    return bool(deleted)
+
+
+def _lock(session: AnnotationSession) -> None:
+    AnnotationSession.objects.select_for_update().filter(pk=session.pk).values_list("pk").first()
+
+
+def recompute_summary(session: AnnotationSession) -> ReviewSummary:
+    """Store the review summary of *session* from its reviews, on the row and on *session*."""
+    agg = Review.objects.filter(session_id=session.pk).aggregate(
+        count=Count("id"), mean=Avg("rating"),
+        accept=Count("id", filter=Q(verdict=Verdict.ACCEPT)),
+        needs_fix=Count("id", filter=Q(verdict=Verdict.NEEDS_FIX)),
+        reject=Count("id", filter=Q(verdict=Verdict.REJECT)))
+    fields = {"review_count": agg["count"], "mean_rating": agg["mean"], "accept_count": agg["accept"],
+              "needs_fix_count": agg["needs_fix"], "reject_count": agg["reject"]}
+    AnnotationSession.objects.filter(pk=session.pk).update(**fields)
+    for name, value in fields.items():
+        setattr(session, name, value)
+    return summary_of(session)
+
+
+def reviews_of(session: AnnotationSession) -> QuerySet[Review]:
+    return session.reviews.select_related("reviewer").order_by("created_at", "id")
+
+
+def revisions_of(session: AnnotationSession) -> QuerySet[Revision]:
+    return session.revisions.select_related("author").order_by("created_at", "id")
+
+
+# --- corrections ----------------------------------------------------------------------------
+
+
+def check_annotation(hed: str, schema_version: str, *, no_extend: bool = False) -> list[ValidationIssue]:
+    # Imported here: loading hedtools is slow and most callers of this module never validate.
+    from agents.validation import validate_hed
+
+    return validate_hed(hed, schema_version, no_extend=no_extend)
+
+
+def issue_dict(issue: ValidationIssue) -> dict[str, str]:
+    return {"code": issue.code, "severity": issue.severity, "message": issue.message, "hint": issue.hint,
+            "tag": issue.tag}
+
+
+def correct_annotation(session: AnnotationSession, author: Any, hed: Any, *,
+                       comment: Any = "") -> Revision:
+    """Store *author*'s correction as a revision and make it the session's final annotation.
+
+    The machine's annotation is kept untouched beside it.  A correction that does not
+    validate is stored all the same (with its issues), so a reviewer's work is never lost,
+    and the session's validity then describes the corrected text.
+    """
+    if not can_review(author):
+        raise PermissionError("only reviewers can correct annotations")
+    text = " ".join(str(hed or "").split())
+    if not text:
+        raise ReviewError("hed", "the corrected annotation is empty")
+    if len(text) > MAX_ANNOTATION_CHARS:
+        raise ReviewError("hed", f"annotation is {len(text)} characters; the limit is {MAX_ANNOTATION_CHARS}")
+    comment = clean_comment(comment)
+    _check_reviewable(session, "hed")
+    no_extend = bool((session.options or {}).get("no_extend", False))
+    issues = check_annotation(text, session.schema_version, no_extend=no_extend)
+    is_valid = not any(i.is_error for i in issues)
+    with transaction.atomic():
+        _lock(session)
+        current = AnnotationSession.objects.only("final_annotation").get(pk=session.pk).final_annotation
+        if text == current:
+            raise ReviewError("hed", "the correction is the same as the current annotation")
+        revision = Revision.objects.create(session=session, author=author, before=current, after=text,
+                                           is_valid=is_valid, issues=[issue_dict(i) for i in issues],
+                                           comment=comment)
+        AnnotationSession.objects.filter(pk=session.pk).update(final_annotation=text, is_valid=is_valid)
+    session.final_annotation, session.is_valid = text, is_valid
+    logger.info("%s corrected session %s (valid=%s)", author, session.pk, is_valid)
+    return revision
+
+
+def is_corrected(session: AnnotationSession) -> bool:
+    return bool(session.final_annotation) and session.final_annotation != session.machine_annotation
+
+
+# --- BIDS -----------------------------------------------------------------------------------
+
+
+def assign_bids(session: AnnotationSession, user: Any, *, column: Any, level: Any) -> AnnotationSession:
+    """Say which events.tsv column and level *session* annotates; both empty clears it."""
+    if not can_assign_bids(user, session):
+        raise PermissionError("only the session's owner or a reviewer can assign it to a BIDS level")
+    column_text = str(column or "").strip()
+    level_text = str(level or "").strip()
+    if column_text and not _BIDS_COLUMN.match(column_text):
+        raise ReviewError("column", "a column name has 1-64 letters, digits, '_', '-' or '.' and no spaces")
+    if column_text and column_text.lower() in {"onset", "duration", "hed"}:
+        raise ReviewError("column", f"'{column_text}' is a reserved BIDS column")
+    if len(level_text) > 128 or _BIDS_LEVEL_FORBIDDEN.search(level_text):
+        raise ReviewError("level", "a level has at most 128 characters and no tabs or line breaks")
+    if level_text == "n/a":
+        raise ReviewError("level", "'n/a' marks a missing value in BIDS and cannot be a level")
+    if bool(column_text) != bool(level_text):
+        field = "level" if column_text else "column"
+        raise ReviewError(field, "give both a column and a level, or neither to clear the assignment")
+    AnnotationSession.objects.filter(pk=session.pk).update(bids_column=column_text, bids_level=level_text)
+    session.bids_column, session.bids_level = column_text, level_text
+    return session
+
+
+# --- review queue ---------------------------------------------------------------------------
+
+
+def review_queue(qs: QuerySet[AnnotationSession]) -> QuerySet[AnnotationSession]:
+    """Finished sessions nobody has reviewed yet, oldest first."""
+    return qs.filter(status__in=REVIEWABLE_STATUSES, review_count=0).order_by("created_at", "id")
+
+
+def queue_neighbours(qs: QuerySet[AnnotationSession],
+                     session: AnnotationSession) -> tuple[AnnotationSession | None, AnnotationSession | None]:
+    """The queue's sessions just before and just after *session* by creation time."""
+    queue = review_queue(qs).exclude(pk=session.pk).only("id", "description", "created_at")
+    before = Q(created_at__lt=session.created_at) | Q(created_at=session.created_at, id__lt=session.pk)
+    previous = queue.filter(before).order_by("-created_at", "-id").first()
+    following = queue.exclude(before).order_by("created_at", "id").first()
+    return previous, following
+
+
+# --- tag suggestions for the correction editor ----------------------------------------------
+
+_TOKEN_SPLIT = re.compile(r"[,()]")
+
+
+def current_token(hed: str) -> str:
+    """The tag being typed at the end of *hed*: the text after the last comma or parenthesis."""
+    return _TOKEN_SPLIT.split(hed or "")[-1].strip()
+
+
+def suggest_tags(schema_version: str, fragment: str, *, context: str = "",
+                 limit: int = 12) -> list[tuple[str, str, bool]]:
+    """(name, description, takes_value) of tags matching *fragment*, best first.
+
+    Prefix matches rank above substring matches, then the schema's closest names (typos).
+    Without a fragment, the tags most relevant to *context* (the event's description).
+    """
+    from agents.vocabulary import get_vocabulary
+
+    vocab = get_vocabulary(schema_version)
+    # Only the last path segment is being typed: "Sensory-event/Vis" completes "Vis".
+    query = fragment.strip().strip("/").split("/")[-1].lower()
+    if not query:
+        found = vocab.candidates(context, limit) if context.strip() else []
+        return [(t.name, t.description, t.takes_value) for t in found][:limit]
+    prefix, inside = [], []
+    for info in vocab.all():
+        if vocab.is_deprecated(info.name):
+            continue
+        lowered = info.name.lower()
+        if lowered.startswith(query):
+            prefix.append(info)
+        elif query in lowered:
+            inside.append(info)
+    prefix.sort(key=lambda t: (len(t.name), t.name))
+    inside.sort(key=lambda t: (len(t.name), t.name))
+    chosen = {t.name: t for t in [*prefix, *inside][:limit]}
+    if len(chosen) < limit and len(query) >= 3:
+        for name in vocab.closest(query, limit=limit):
+            info = vocab.get(name)
+            if info is not None:
+                chosen.setdefault(info.name, info)
+    return [(t.name, t.description, t.takes_value) for t in list(chosen.values())[:limit]]

@@ -1,0 +1,44 @@
+"""Navigation helpers: links to pages other areas own may not be routed yet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.urls import NoReverseMatch, reverse
+
+from annotations.selectors import can_see_all
+
+register = template.Library()
+
+
+@register.simple_tag
+def url_or_empty(name: str, *args: Any) -> str:
+    """The URL of *name*, or "" when no such route exists (so the nav can hide the link)."""
+    try:
+        return reverse(name, args=args or None)
+    except NoReverseMatch:
+        return ""
+
+
+@register.simple_tag(takes_context=True)
+def nav_active(context: template.Context, *url_names: str) -> str:
+    """'page' for aria-current when the current request resolved to one of *url_names*."""
+    request = context.get("request")
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return ""
+    return "page" if match.view_name in url_names else ""
+
+
+@register.filter
+def sees_all(user: Any) -> bool:
+    """Reviewers and staff: they get the review queue and everyone's sessions."""
+    if user is None or not user.is_authenticated:
+        return False
+    # The nav asks more than once per page; one group query per request is enough.
+    cached = getattr(user, "_hedit_sees_all", None)
+    if cached is None:
+        cached = can_see_all(user)
+        user._hedit_sees_all = cached
+    return bool(cached)

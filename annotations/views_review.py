@@ -1,0 +1,201 @@
+"""Review panel actions, the review queue, tag suggestions and the export page.
+
+Panel actions answer htmx with the re-rendered panel (400 with the form's errors when the
+input is bad) and plain form posts with a redirect back to the session.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion
+from annotations import reviews
+from annotations.exports import FilterError, check_format, export_response, sessions_for_export
+from annotations.forms import history_filter_fields
+from annotations.forms_review import BidsForm, CorrectionForm, ExportForm, ReviewForm
+from annotations.models import AnnotationSession
+from annotations.selectors import can_see_all, visible_sessions
+
+logger = logging.getLogger(__name__)
+
+PANEL_TEMPLATE = "annotations/partials/review_panel.html"
+QUEUE_PAGE_SIZE = 50
+
+
+def panel_context(request: HttpRequest, session: AnnotationSession, **forms: Any) -> dict[str, Any]:
+    """Everything the review panel shows: summary, reviews, revisions and the forms the user may use."""
+    user = request.user
+    is_reviewer = reviews.can_review(user)
+    reviewable = session.status in reviews.REVIEWABLE_STATUSES
+    review_list = list(reviews.reviews_of(session))
+    mine = next((r for r in review_list if r.reviewer_id == user.pk), None)
+    context: dict[str, Any] = {
+        "session": session, "request": request, "summary": reviews.summary_of(session),
+        "reviews": review_list, "revisions": list(reviews.revisions_of(session)), "my_review": mine,
+        "can_review": is_reviewer and reviewable, "is_reviewer": is_reviewer, "reviewable": reviewable,
+        "can_assign_bids": reviews.can_assign_bids(user, session),
+        "corrected": reviews.is_corrected(session),
+    }
+    if is_reviewer:
+        context["queue_previous"], context["queue_next"] = reviews.queue_neighbours(visible_sessions(user),
+                                                                                    session)
+        initial = {"rating": mine.rating, "verdict": mine.verdict, "comment": mine.comment} if mine else None
+        context["review_form"] = forms.get("review_form") or ReviewForm(initial=initial)
+        context["correction_form"] = forms.get("correction_form") or CorrectionForm(
+            initial={"hed": session.final_annotation})
+    if context["can_assign_bids"]:
+        context["bids_form"] = forms.get("bids_form") or BidsForm(
+            initial={"column": session.bids_column, "level": session.bids_level})
+    context.update({k: v for k, v in forms.items() if k.endswith("_message") or k == "oob_annotation"})
+    return context
+
+
+def _panel(request: HttpRequest, session: AnnotationSession, *, status: int = 200,
+           trigger: str = "", **forms: Any) -> HttpResponse:
+    if not request.htmx:
+        return redirect(session)
+    response = render(request, PANEL_TEMPLATE, panel_context(request, session, **forms), status=status)
+    if trigger:
+        # Lets other parts of the session page refresh themselves after a change.
+        response["HX-Trigger"] = trigger
+    return response
+
+
+def _session_for(request: HttpRequest, pk: Any) -> AnnotationSession:
+    return get_object_or_404(visible_sessions(request.user).select_related("user"), pk=pk)
+
+
+def _fail(form: Any, exc: reviews.ReviewError) -> None:
+    form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+
+
+@login_required
+@require_GET
+def review_panel(request: HttpRequest, pk: Any) -> HttpResponse:
+    """The panel alone, for refreshing it once a run shown live has finished."""
+    session = _session_for(request, pk)
+    return render(request, PANEL_TEMPLATE, panel_context(request, session))
+
+
+@login_required
+@require_POST
+def review_submit(request: HttpRequest, pk: Any) -> HttpResponse:
+    session = _session_for(request, pk)
+    if not reviews.can_review(request.user):
+        return HttpResponseForbidden("Only reviewers can review annotations.")
+    form = ReviewForm(request.POST)
+    if form.is_valid():
+        try:
+            reviews.submit_review(session, request.user, **form.cleaned_data)
+        except reviews.ReviewError as exc:
+            _fail(form, exc)
+        else:
+            return _panel(request, session, trigger="review-changed", review_message="Review saved.")
+    return _panel(request, session, status=400, review_form=form)
+
+
+@login_required
+@require_POST
+def review_correct(request: HttpRequest, pk: Any) -> HttpResponse:
+    session = _session_for(request, pk)
+    if not reviews.can_review(request.user):
+        return HttpResponseForbidden("Only reviewers can correct annotations.")
+    form = CorrectionForm(request.POST)
+    if form.is_valid():
+        try:
+            revision = reviews.correct_annotation(session, request.user, form.cleaned_data["hed"],
+                                                  comment=form.cleaned_data["comment"])
+        except reviews.ReviewError as exc:
+            _fail(form, exc)
+        else:
+            message = "Correction saved." if revision.is_valid else \
+                "Correction saved, but it does not validate; see the issues below."
+            return _panel(request, session, trigger="annotation-corrected", correction_message=message,
+                          oob_annotation=True)
+    return _panel(request, session, status=400, correction_form=form)
+
+
+@login_required
+@require_POST
+def review_bids(request: HttpRequest, pk: Any) -> HttpResponse:
+    session = _session_for(request, pk)
+    if not reviews.can_assign_bids(request.user, session):
+        return HttpResponseForbidden("Only the session's owner or a reviewer can assign a BIDS level.")
+    form = BidsForm(request.POST)
+    if form.is_valid():
+        try:
+            reviews.assign_bids(session, request.user, **form.cleaned_data)
+        except reviews.ReviewError as exc:
+            _fail(form, exc)
+        else:
+            return _panel(request, session, bids_message="BIDS assignment saved.")
+    return _panel(request, session, status=400, bids_form=form)
+
+
+@login_required
+@require_GET
+def review_tags(request: HttpRequest) -> HttpResponse:
+    """Tags matching the word being typed (``q``, else the end of ``hed``), with descriptions."""
+    version = request.GET.get("schema_version") or DEFAULT_SCHEMA_VERSION
+    fragment = request.GET.get("q")
+    if fragment is None:
+        fragment = reviews.current_token(request.GET.get("hed", ""))
+    context = ""
+    session_id = request.GET.get("session", "")
+    if _is_uuid(session_id):
+        # With nothing typed yet, offer the tags most relevant to the event being annotated.
+        context = visible_sessions(request.user).filter(pk=session_id).values_list(
+            "description", flat=True).first() or ""
+    try:
+        suggestions = reviews.suggest_tags(version, fragment[:100], context=context)
+    except UnknownSchemaVersion as exc:
+        return render(request, "annotations/partials/review_tags.html", {"error": str(exc)}, status=400)
+    return render(request, "annotations/partials/review_tags.html",
+                  {"suggestions": suggestions, "fragment": fragment})
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+@login_required
+@require_GET
+def review_queue(request: HttpRequest) -> HttpResponse:
+    if not reviews.can_review(request.user):
+        return HttpResponseForbidden("The review queue is for reviewers.")
+    queue = reviews.review_queue(visible_sessions(request.user)).select_related("user")
+    page = Paginator(queue, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "annotations/review_queue.html", {"page": page, "sessions": page.object_list})
+
+
+@login_required
+@require_GET
+def export(request: HttpRequest) -> HttpResponse:
+    """The export form; with a format chosen, the download itself (streamed)."""
+    form = ExportForm(request.GET) if "format" in request.GET else ExportForm()
+    errors: dict[str, str] = {}
+    if form.is_bound and form.is_valid():
+        try:
+            qs = sessions_for_export(request.user, request.GET)
+        except FilterError as exc:
+            errors = exc.errors
+        else:
+            fmt = check_format(form.cleaned_data["format"])
+            logger.info("%s exported %s with %s", request.user, fmt.name, dict(request.GET.items()))
+            return export_response(request, fmt, qs)
+    context = {"form": form, "errors": errors, "search": request.GET.get("q", ""),
+               "fields": history_filter_fields(request.GET, show_user=can_see_all(request.user))}
+    return render(request, "annotations/review_export.html", context,
+                  status=400 if form.is_bound and (errors or form.errors) else 200)

@@ -1,0 +1,120 @@
+/* Review helpers: keyboard moves through the review queue, tag suggestions in the correction editor.
+   Loaded by the review panel (re-inserted on every swap) and the queue page, so it installs once. */
+(function () {
+  "use strict";
+  if (window.heditReview) return;
+  window.heditReview = true;
+
+  var TOKEN_BREAK = /[,()]/;
+
+  function typing(target) {
+    if (!target || !target.closest) return false;
+    return !!target.closest("input, textarea, select, [contenteditable]");
+  }
+
+  // The tag under the caret: from after the previous comma/parenthesis to before the next one.
+  function tokenBounds(area) {
+    var text = area.value, caret = area.selectionStart == null ? text.length : area.selectionStart;
+    var start = caret, end = caret;
+    while (start > 0 && !TOKEN_BREAK.test(text.charAt(start - 1))) start--;
+    while (end < text.length && !TOKEN_BREAK.test(text.charAt(end))) end++;
+    while (start < end && /\s/.test(text.charAt(start))) start++;
+    return { start: start, end: Math.max(caret, start), fullEnd: end };
+  }
+
+  function tokenAtCaret(area) {
+    var b = tokenBounds(area);
+    return area.value.slice(b.start, b.end).trim();
+  }
+
+  // Ask for suggestions matching the word at the caret, not only the end of the text.
+  document.addEventListener("htmx:configRequest", function (evt) {
+    var elt = evt.detail.elt;
+    if (!elt || elt.id !== "tag-suggest") return;
+    var area = document.getElementById("correction-hed");
+    if (area) evt.detail.parameters.q = tokenAtCaret(area);
+  });
+
+  // A chosen suggestion replaces the word at the caret; value-taking tags get their "/".
+  document.addEventListener("click", function (evt) {
+    var button = evt.target.closest ? evt.target.closest(".tag-suggestion") : null;
+    if (!button) return;
+    var area = document.getElementById("correction-hed");
+    if (!area) return;
+    var b = tokenBounds(area);
+    var tag = button.getAttribute("data-tag") + (button.hasAttribute("data-takes-value") ? "/" : "");
+    var current = area.value.slice(b.start, b.fullEnd);
+    // Keep a value already typed after the tag ("Duratio/2 s" -> "Duration/2 s").
+    var slash = current.indexOf("/");
+    var rest = slash >= 0 && button.hasAttribute("data-takes-value") ? current.slice(slash + 1) : "";
+    var insert = tag + rest;
+    area.value = area.value.slice(0, b.start) + insert + area.value.slice(b.fullEnd);
+    var caret = b.start + insert.length;
+    area.focus();
+    area.setSelectionRange(caret, caret);
+    area.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+
+  function go(link) {
+    if (link && link.href) window.location.assign(link.href);
+  }
+
+  // Queue page: j/k or arrows move the highlighted row, Enter opens it.
+  function queueRows() {
+    return Array.prototype.slice.call(document.querySelectorAll("[data-queue-row]"));
+  }
+
+  function select(rows, index) {
+    rows.forEach(function (row) { row.classList.remove("is-selected"); row.removeAttribute("aria-selected"); });
+    var row = rows[index];
+    if (!row) return;
+    row.classList.add("is-selected");
+    row.setAttribute("aria-selected", "true");
+    row.focus({ preventScroll: true });
+    row.scrollIntoView({ block: "nearest" });
+  }
+
+  document.addEventListener("keydown", function (evt) {
+    if (evt.altKey || evt.ctrlKey || evt.metaKey || typing(evt.target)) return;
+    var key = evt.key;
+    var rows = queueRows();
+    if (rows.length) {
+      var current = rows.findIndex(function (row) { return row.classList.contains("is-selected"); });
+      if (key === "j" || key === "ArrowDown") {
+        select(rows, Math.min(current + 1, rows.length - 1));
+      } else if (key === "k" || key === "ArrowUp") {
+        select(rows, Math.max(current - 1, 0));
+      } else if ((key === "Enter" || key === "o") && current >= 0) {
+        go(rows[current].querySelector("[data-queue-link]"));
+      } else {
+        return;
+      }
+      evt.preventDefault();
+      return;
+    }
+    // Session page: move to the next or previous run still waiting for a review.
+    if (key === "j" || key === "ArrowRight") {
+      go(document.querySelector("[data-review-next]"));
+    } else if (key === "k" || key === "ArrowLeft") {
+      go(document.querySelector("[data-review-prev]"));
+    }
+  });
+
+  // A run followed live has just finished: fetch the panel again so its review forms appear.
+  function refreshPanelIfFinished() {
+    var panel = document.getElementById("review-panel");
+    var status = document.getElementById("session-status");
+    if (!panel || !status || !window.htmx || panel.getAttribute("data-finished") !== "false") return;
+    var state = status.getAttribute("data-status");
+    if (["succeeded", "invalid", "failed", "cancelled"].indexOf(state) < 0) return;
+    panel.setAttribute("data-finished", "pending");
+    htmx.ajax("GET", panel.getAttribute("data-panel-url"), { target: "#review-panel", swap: "outerHTML" });
+  }
+  document.addEventListener("htmx:oobAfterSwap", refreshPanelIfFinished);
+  document.addEventListener("htmx:afterSettle", refreshPanelIfFinished);
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var rows = queueRows();
+    if (rows.length) select(rows, 0);
+  });
+})();
