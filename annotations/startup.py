@@ -14,8 +14,8 @@ logger = logging.getLogger(__name__)
 def _warm_up(version: str) -> None:
     # Importing hedtools and loading a schema takes seconds; pay it before the first user's run does.
     try:
-        from agents.vocabulary import get_vocabulary
         from agents.validation import validate_hed
+        from agents.vocabulary import get_vocabulary
 
         get_vocabulary(version)
         validate_hed("Event", version)

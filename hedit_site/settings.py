@@ -126,7 +126,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Set for `collectstatic` in production; unset, WhiteNoise serves straight from the app folders.
+STATIC_ROOT = os.environ.get("DJANGO_STATIC_ROOT") or None
 WHITENOISE_USE_FINDERS = True
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("HEDIT_MEDIA_ROOT", BASE_DIR / "media"))

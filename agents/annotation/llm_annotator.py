@@ -92,7 +92,8 @@ def _feedback_block(state: AnnotationState) -> str:
     previous = state.current
     if previous is None:
         return ""
-    lines = [f"Your previous annotation: {previous.annotation or '(unreadable)'}"]
+    # The attempt number keeps a retry from being the very request the response cache already answered.
+    lines = [f"Attempt {previous.number + 1}. Your previous annotation: {previous.annotation or '(unreadable)'}"]
     errors = previous.errors
     if errors:
         lines.append("It failed validation:")

@@ -105,7 +105,9 @@ class OpenAIChatModel:
         if key is not None:
             cached = await self._cache_get(key)
             if cached is not None:
+                # The tokens the answer took when it was made; the hit itself costs nothing and no time.
                 call = LLMCall(agent=agent, model=cached.model, request=request_text, response=cached.text,
+                               prompt_tokens=cached.prompt_tokens, completion_tokens=cached.completion_tokens,
                                cache_hit=True)
                 return LLMReply(text=cached.text, call=call)
         started = time.perf_counter()

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.db import shared_database_url
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -92,12 +94,12 @@ def _wait_for_port(port: int, proc: subprocess.Popen, log: Path) -> None:
                 pytrace=False)
 
 
-def _server_env(db_name: str, media: Path) -> dict[str, str]:
+def _server_env(database_url: str, media: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("HEDIT_LLM_") and k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
     env.update({
         "DJANGO_SETTINGS_MODULE": "hedit_site.settings",
-        "DATABASE_URL": f"sqlite:///{db_name}",  # the test database, not the development one
+        "DATABASE_URL": database_url,  # the test database, not the development one
         "HEDIT_MEDIA_ROOT": str(media),
         "HEDIT_TASK_BACKEND": "thread",  # embedded mode: runs inside the web process, as in production
         "HEDIT_TEST_STEP_DELAY": STEP_DELAY,
@@ -125,7 +127,8 @@ def live_server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Ite
     port = _free_port()
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(port)], cwd=ROOT,
-                                env=_server_env(db_name, workdir / "media"), stdout=out, stderr=subprocess.STDOUT)
+                                env=_server_env(shared_database_url(), workdir / "media"), stdout=out,
+                                stderr=subprocess.STDOUT)
     try:
         _wait_for_port(port, proc, log)
         with django_db_blocker.unblock():

@@ -82,3 +82,35 @@ def test_anonymous_visitor_lands_on_login(page, live_url, user) -> None:
         ws.onclose = event => done(event.code);
     })""", f"{live_url.replace('http', 'ws', 1)}/ws/sessions/{session.pk}/")
     assert code == 4401
+
+
+def test_rerun_from_the_controls_the_socket_delivered(page, live_url, login, user) -> None:
+    login(page, "ann", "pw-ann-12345")
+    page.goto(f"{live_url}/")
+    page.fill("#annotate-form textarea[name=description]", "A green square appears and a tone plays.")
+    page.click("#annotate-submit")
+    expect(page).to_have_url(re.compile(r"/sessions/[0-9a-f-]{36}/$"))
+    first_url = page.url
+    final = page.locator("#final-annotation")
+    expect(final).to_have_attribute("data-status", "succeeded", timeout=30_000)
+    # Rendered outside any request, the re-run form carries the CSRF token from the socket's cookie.
+    token = page.locator("#session-status input[name=csrfmiddlewaretoken]").get_attribute("value")
+    assert token in {c["value"] for c in page.context.cookies() if c["name"] == "csrftoken"}
+    page.click("#rerun-button")
+    expect(page).not_to_have_url(first_url)
+    expect(page).to_have_url(re.compile(r"/sessions/[0-9a-f-]{36}/$"))
+    expect(final).to_have_attribute("data-status", "succeeded", timeout=30_000)
+
+
+def test_cancel_a_queued_run(page, live_url, login, user) -> None:
+    # Stored directly, never enqueued: it stays queued until the user cancels it.
+    session = AnnotationSession.objects.create(user=user, description="A tone plays.", schema_version="8.4.0",
+                                               options={"schema_version": "8.4.0"})
+    login(page, "ann", "pw-ann-12345")
+    page.goto(f"{live_url}{session.get_absolute_url()}")
+    expect(page.locator("#final-annotation")).to_have_attribute("data-status", "queued")
+    page.click("#cancel-button")
+    expect(page.locator("#final-annotation")).to_have_attribute("data-status", "cancelled")
+    expect(page.locator("#rerun-button")).to_be_visible()
+    session.refresh_from_db()
+    assert session.status == "cancelled"

@@ -6,9 +6,11 @@ import json
 import os
 import subprocess
 import sys
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from tests.llm.fake_server import FakeOpenAI
@@ -36,7 +38,8 @@ def test_annotate_feeds_errors_back_and_stops_at_the_cap():
     assert proc.returncode != 0, proc.stderr
     record = json.loads(proc.stdout)
     assert all(r.headers["authorization"] == "Bearer k" for r in requests)
-    assert len(requests) >= 3
+    annotation_requests = [r for r in requests if "HED rules" in str(r.messages[0]["content"])]
+    assert len(annotation_requests) == 3  # every attempt reached the endpoint
     assert "TAG_INVALID" not in requests[0].text
     for later in requests[1:]:
         assert "TAG_INVALID" in later.text and "Blorp-tag" in later.text
@@ -50,13 +53,15 @@ def test_annotate_feeds_errors_back_and_stops_at_the_cap():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_annotate_reports_a_refused_key_in_one_line():
+def test_annotate_reports_a_refused_key_in_one_line(settings):
+    out, err = StringIO(), StringIO()
     with FakeOpenAI(["Sensory-event"], required_key="the-real-key") as server:
-        proc = subprocess.run([sys.executable, "manage.py", "annotate", "A red circle appears.", "--json"],
-                              cwd=ROOT, env=_env(server.base_url), capture_output=True, text=True, timeout=300,
-                              check=False)
-    assert proc.returncode != 0
-    record = json.loads(proc.stdout)
+        settings.HEDIT_LLM = {"BASE_URL": server.base_url, "API_KEY": "sk-wrong", "MODEL": "m", "MAX_RETRIES": 0,
+                              "TIMEOUT": 30, "CACHE_TTL": 0}
+        with pytest.raises(SystemExit) as exit_:
+            call_command("annotate", "A red circle appears.", "--json", stdout=out, stderr=err)
+    assert exit_.value.code == 1
+    record = json.loads(out.getvalue())
     assert record["status"] == "failed"
     assert "refused the API key (HTTP 401)" in record["error"] and "\n" not in record["error"]
-    assert "Traceback" not in proc.stderr
+    assert err.getvalue().strip() == record["error"] and "sk-wrong" not in err.getvalue()

@@ -145,6 +145,7 @@ async def test_identical_requests_are_answered_from_the_cache(fake_llm, make_mod
     assert not first.call.cache_hit and first.call.cost_usd > 0
     assert second.text == "Sensory-event"
     assert second.call.cache_hit and second.call.cost_usd == 0 and second.call.latency_ms == 0
+    assert (second.call.prompt_tokens, second.call.completion_tokens) == (50, 3)
     assert not other.call.cache_hit
 
 

@@ -45,7 +45,7 @@ def test_later_attempts_carry_the_errors_with_hints():
     ]))
     state.pending_feedback = "- TAG_INVALID in 'Blorp-tag': Use a listed tag.\nSummary: Replace Blorp-tag."
     user = build_messages(state, state.description)[1]["content"]
-    assert "Your previous annotation: Sensory-event, Blorp-tag" in user
+    assert "Attempt 2. Your previous annotation: Sensory-event, Blorp-tag" in user
     assert "- TAG_INVALID (Blorp-tag): 'Blorp-tag' is not a valid tag. Hint: Use a listed tag." in user
     assert "TAG_EXTENDED" not in user  # warnings are not errors to fix
     assert "Advice: Replace Blorp-tag." in user

@@ -10,7 +10,8 @@ from agents.workflow import StimulusImage, run_workflow
 from tests.llm.fake_server import Recorded, Reply, closed_port_url
 
 # A 1x1 PNG.
-PNG = base64.b64decode("iVBORw0KGBgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+PNG = base64.b64decode("iVBORw0KGBgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQ"
+                       "AAAABJRU5ErkJggg==")
 
 
 def _is_annotation(request: Recorded) -> bool:

@@ -13,29 +13,17 @@ from pathlib import Path
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
-from django.db import connection
 from django.test import override_settings
 
 from annotations.models import AgentStepRecord, AnnotationSession
 from annotations.recorder import session_group
 from annotations.services import build_options, create_session, start_session
+from tests.support.db import shared_database_url
 
 pytestmark = [pytest.mark.scaleout, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("HEDIT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-def database_url() -> str:
-    """The URL of the test database this process uses, for the worker to share it."""
-    cfg = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{cfg['NAME']}"
-    if connection.vendor == "postgresql":
-        user, host, port = cfg.get("USER") or "postgres", cfg.get("HOST") or "127.0.0.1", cfg.get("PORT") or 5432
-        password = f":{cfg['PASSWORD']}" if cfg.get("PASSWORD") else ""
-        return f"postgres://{user}{password}@{host}:{port}/{cfg['NAME']}"
-    pytest.fail(f"no worker URL for database vendor {connection.vendor}")
 
 
 @pytest.fixture
@@ -61,7 +49,7 @@ async def test_database_queue_worker_streams_steps_over_redis(redis_prefix: str)
         stored = await AnnotationSession.objects.aget(pk=session.pk)
         assert stored.status == "queued"  # queued, not run here: no worker in this process
 
-        env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": REDIS_URL,
+        env = {**os.environ, "DATABASE_URL": shared_database_url(), "REDIS_URL": REDIS_URL,
                "HEDIT_CHANNEL_PREFIX": redis_prefix, "HEDIT_TASK_BACKEND": "database",
                "DJANGO_SETTINGS_MODULE": "hedit_site.settings"}
         env.pop("HEDIT_TEST_SQLITE", None)
