@@ -20,6 +20,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest, QueryDict, StreamingHttpResponse
 
+from annotations.errors import FieldError
 from annotations.models import AnnotationSession
 from annotations.selectors import session_record, visible_sessions, with_record_relations
 
@@ -55,14 +56,8 @@ FORMATS: dict[str, ExportFormat] = {
 }
 
 
-class ExportError(ValueError):
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-
-    def as_dict(self) -> dict[str, list[str]]:
-        return {self.field: [self.message]}
+class ExportError(FieldError):
+    """An export request that cannot be carried out; *field* names the input at fault."""
 
 
 def check_format(value: Any) -> ExportFormat:

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import Avg, Count, Q, QuerySet
 
 from agents.state import ValidationIssue
+from annotations.errors import FieldError
 from annotations.models import AnnotationSession, Review, Revision, SessionStatus, Verdict
 
 logger = logging.getLogger(__name__)
@@ -30,16 +31,8 @@ _BIDS_COLUMN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _BIDS_LEVEL_FORBIDDEN = re.compile(r"[\t\r\n]")
 
 
-class ReviewError(ValueError):
+class ReviewError(FieldError):
     """A review request that cannot be carried out; *field* names the input at fault."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-
-    def as_dict(self) -> dict[str, list[str]]:
-        return {self.field: [self.message]}
 
 
 @dataclass(frozen=True)

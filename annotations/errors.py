@@ -1,0 +1,15 @@
+"""Errors that name the input at fault, so pages, the API and commands can say which field."""
+
+from __future__ import annotations
+
+
+class FieldError(ValueError):
+    """A request that cannot be carried out because of *field*; *message* is shown as is."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return {self.field: [self.message]}
