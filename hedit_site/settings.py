@@ -8,6 +8,7 @@ inside the web process.  Scale-out: set DATABASE_URL (PostgreSQL), REDIS_URL
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -105,7 +106,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory, so a live server in a child process sees the test data; one per test
     # process (inherited by its children through the environment) so parallel runs do not collide.
     DATABASES["default"]["TEST"] = {"NAME": os.environ.setdefault(
-        "HEDIT_TEST_SQLITE", str(BASE_DIR / "var" / f"test-{os.getpid()}.sqlite3"))}
+        "HEDIT_TEST_SQLITE", str(Path(tempfile.gettempdir()) / f"hedit-test-{os.getpid()}.sqlite3"))}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
