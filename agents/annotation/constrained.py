@@ -257,7 +257,6 @@ class StructuredOutput:
 
     def gbnf(self) -> str:
         """The same shape as a llama.cpp grammar, with fixed separators so small models cannot wander."""
-        plain = " | ".join(_gbnf_literal(n) for n in sorted(self._plain.values())) or '"Event"'
         rules = [
             f'root ::= "{{\\"tags\\": [" item ("," " " item){{0,{MAX_TOP_ITEMS - 1}}} "]}}"',
             "item ::= tag | group",
@@ -266,8 +265,10 @@ class StructuredOutput:
             f'subgroup ::= "[" tag ("," " " tag){{0,{MAX_GROUP_ITEMS - 1}}} "]"',
             "tag ::= \"\\\"\" name \"\\\"\"",
         ]
-        names = ["plain"]
-        rules.append(f"plain ::= {plain}")
+        names = []
+        if self._plain:
+            rules.append("plain ::= " + " | ".join(_gbnf_literal(n) for n in sorted(self._plain.values())))
+            names.append("plain")
         for i, (form, _) in enumerate(self._valued.values()):
             assert form.value is not None
             units = (' " " (' + " | ".join(_gbnf_literal(u) for u in form.units) + ")") if form.units else ""
