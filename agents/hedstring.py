@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _SPLIT = re.compile(r"[(),]")
 
@@ -15,3 +16,30 @@ def tag_tokens(hed: str) -> list[str]:
 def base_name(tag: str) -> str:
     """``Frequency/500 Hz`` -> ``Frequency``; ``Item/Blorp`` -> ``Item``."""
     return tag.split("/", 1)[0].strip()
+
+
+def parse_groups(hed: str) -> list[Any]:
+    """*hed* as nested lists of tag strings, one list per parenthesised group.
+
+    Forgiving by design: an unclosed group is closed at the end, a stray ")" ignored.
+    """
+    stack: list[list[Any]] = [[]]
+    token = ""
+    for ch in hed:
+        if ch in "(),":
+            if token.strip():
+                stack[-1].append(token.strip())
+            token = ""
+            if ch == "(":
+                stack.append([])
+            elif ch == ")" and len(stack) > 1:
+                group = stack.pop()
+                stack[-1].append(group)
+        else:
+            token += ch
+    if token.strip():
+        stack[-1].append(token.strip())
+    while len(stack) > 1:
+        group = stack.pop()
+        stack[-1].append(group)
+    return stack[0]

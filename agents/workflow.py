@@ -19,7 +19,7 @@ from agents.annotation import annotate
 from agents.assessment import assess
 from agents.evaluation import evaluate
 from agents.feedback import summarise_feedback
-from agents.llm.base import ChatModel, LLMError, LLMReply, Message, constraint_of
+from agents.llm.base import ChatModel, LLMError, LLMReply, Message, constraint_of, render_messages
 from agents.schema import check_version
 from agents.state import (
     MAX_DESCRIPTION_CHARS,
@@ -99,16 +99,12 @@ class _RecordingModel:
             reply = await self._inner.complete(agent, messages, response_format=response_format,
                                                extra_body=extra_body)
         except LLMError as exc:
-            failed = LLMCall(agent=agent, model="", request=_render(messages), response="", error=str(exc))
+            failed = LLMCall(agent=agent, model="", request=render_messages(messages), response="", error=str(exc))
             await self._observer.on_llm_call(failed, len(self._state.iterations))
             raise
         self._state.llm_calls.append(reply.call)
         await self._observer.on_llm_call(reply.call, len(self._state.iterations))
         return reply
-
-
-def _render(messages: list[Message]) -> str:
-    return "\n\n".join(f"[{m.get('role')}] {m.get('content')}" for m in messages)
 
 
 class _Run:

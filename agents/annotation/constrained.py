@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from agents.hedstring import base_name
+from agents.hedstring import base_name, parse_groups
 from agents.vocabulary import TagInfo, Vocabulary
 
 logger = logging.getLogger(__name__)
@@ -149,26 +149,7 @@ def render_structure(items: Iterable[Any], accept: Callable[[str], str | None] |
 
 def structure_of(hed: str) -> list[Any]:
     """Nested lists from a HED string (the inverse of :func:`render_structure`), for examples."""
-    stack: list[list[Any]] = [[]]
-    token = ""
-    for ch in hed:
-        if ch in "(),":
-            if token.strip():
-                stack[-1].append(token.strip())
-            token = ""
-            if ch == "(":
-                stack.append([])
-            elif ch == ")" and len(stack) > 1:
-                group = stack.pop()
-                stack[-1].append(group)
-        else:
-            token += ch
-    if token.strip():
-        stack[-1].append(token.strip())
-    while len(stack) > 1:
-        group = stack.pop()
-        stack[-1].append(group)
-    return stack[0]
+    return parse_groups(hed)
 
 
 def _close_truncated(text: str) -> str | None:

@@ -56,3 +56,22 @@ class UnavailableModel:
                        response_format: dict[str, Any] | None = None,
                        extra_body: dict[str, Any] | None = None) -> LLMReply:
         raise LLMError(self.reason)
+
+
+def render_messages(messages: list[Message]) -> str:
+    """Messages as readable text for the call record; image data is summarised, not stored."""
+    parts = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list):
+            pieces = []
+            for item in content:
+                if item.get("type") == "image_url":
+                    url = str(item.get("image_url", {}).get("url", ""))
+                    pieces.append(f"<image {url[:url.find(',')] if url.startswith('data:') else url[:80]}, "
+                                  f"{len(url)} chars>")
+                else:
+                    pieces.append(str(item.get("text", "")))
+            content = "\n".join(pieces)
+        parts.append(f"[{m.get('role')}] {content}")
+    return "\n\n".join(parts)

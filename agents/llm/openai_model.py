@@ -11,7 +11,7 @@ from typing import Any
 
 import openai
 
-from agents.llm.base import LLMError, LLMReply, Message
+from agents.llm.base import LLMError, LLMReply, Message, render_messages
 from agents.llm.cache import CachedResponse, ResponseCache, request_key
 from agents.llm.pricing import cost_usd
 from agents.llm.providers import ProviderConfig
@@ -26,25 +26,6 @@ _RETRY_STATUSES = {408, 409, 429, 500, 502, 503, 504}
 # Sampling parameters some models refuse (reasoning models want their defaults); dropped on refusal.
 _OPTIONAL_PARAMS = ("temperature", "seed", "max_tokens")
 _UNSUPPORTED = re.compile(r"unsupported (?:parameter|value)[^']*'(\w+)'|'(\w+)' is not supported", re.IGNORECASE)
-
-
-def render_request(messages: list[Message]) -> str:
-    """Messages as readable text for the call record; image data is summarised, not stored."""
-    parts = []
-    for m in messages:
-        content = m.get("content")
-        if isinstance(content, list):
-            pieces = []
-            for item in content:
-                if item.get("type") == "image_url":
-                    url = str(item.get("image_url", {}).get("url", ""))
-                    pieces.append(f"<image {url[:url.find(',')] if url.startswith('data:') else url[:80]}, "
-                                  f"{len(url)} chars>")
-                else:
-                    pieces.append(str(item.get("text", "")))
-            content = "\n".join(pieces)
-        parts.append(f"[{m.get('role')}] {content}")
-    return "\n\n".join(parts)
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -100,7 +81,7 @@ class OpenAIChatModel:
         if not model:
             raise LLMError("no LLM model is configured (set HEDIT_LLM_MODEL or choose one in the LLM settings)")
         params = self._params(model, messages, response_format, extra_body)
-        request_text = render_request(messages)
+        request_text = render_messages(messages)
         key = request_key(self.config.base_url, params) if self.cache is not None else None
         if key is not None:
             cached = await self._cache_get(key)

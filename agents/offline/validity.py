@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from agents.hedstring import parse_groups
 from agents.state import ValidationIssue
 from agents.validation import validate_hed
 
@@ -19,26 +20,7 @@ _MAX_ROUNDS = 4
 
 def parse(text: str) -> Tree:
     """A HED string as nested lists of tag strings (enough for strings this package writes)."""
-    stack: list[Tree] = [[]]
-    token = ""
-    for ch in text:
-        if ch in ",()":
-            if token.strip():
-                stack[-1].append(token.strip())
-            token = ""
-            if ch == "(":
-                stack.append([])
-            elif ch == ")" and len(stack) > 1:
-                group = stack.pop()
-                stack[-1].append(group)
-        else:
-            token += ch
-    if token.strip():
-        stack[-1].append(token.strip())
-    while len(stack) > 1:
-        group = stack.pop()
-        stack[-1].append(group)
-    return stack[0]
+    return parse_groups(text)
 
 
 def serialize(tree: Tree) -> str:
