@@ -202,7 +202,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("HEDIT_LOG_LEVEL", "WARNING")},
     "loggers": {
-        "agents": {"level": os.environ.get("HEDIT_LOG_LEVEL", "INFO")},
-        "annotations": {"level": os.environ.get("HEDIT_LOG_LEVEL", "INFO")},
+        "agents": {"level": os.environ.get("HEDIT_LOG_LEVEL", "WARNING")},
+        "annotations": {"level": os.environ.get("HEDIT_LOG_LEVEL", "WARNING")},
     },
 }

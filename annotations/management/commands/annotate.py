@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -27,6 +28,10 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["verbosity"] < 2:
+            # The outcome is reported once, below; retries and failures need not be logged too.
+            for name in ("agents", "annotations"):
+                logging.getLogger(name).setLevel(logging.ERROR)
         try:
             options = build_options({"schema_version": opts["schema"],
                                      "max_validation_attempts": opts["max_attempts"],
