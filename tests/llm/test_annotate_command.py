@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 
 from tests.llm.fake_server import FakeOpenAI
+from tests.support.db import shared_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +23,7 @@ def _env(base_url: str, **extra: str) -> dict[str, str]:
     env.update({"HEDIT_LLM_BASE_URL": base_url, "HEDIT_LLM_API_KEY": "k", "HEDIT_LLM_MODEL": "m",
                 "HEDIT_LLM_MAX_RETRIES": "0", "HEDIT_LLM_TIMEOUT": "30",
                 # The child process writes into this test's database file, never the development one.
-                "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}", **extra})
+                "DATABASE_URL": shared_database_url(), **extra})
     return env
 
 
