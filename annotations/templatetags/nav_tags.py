@@ -1,24 +1,14 @@
-"""Navigation helpers: links to pages other areas own may not be routed yet."""
+"""Navigation helpers: the current page, and who sees the reviewers' links."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django import template
-from django.urls import NoReverseMatch, reverse
 
 from annotations.selectors import can_see_all
 
 register = template.Library()
-
-
-@register.simple_tag
-def url_or_empty(name: str, *args: Any) -> str:
-    """The URL of *name*, or "" when no such route exists (so the nav can hide the link)."""
-    try:
-        return reverse(name, args=args or None)
-    except NoReverseMatch:
-        return ""
 
 
 @register.simple_tag(takes_context=True)

@@ -175,3 +175,12 @@ def test_history_shows_usage_and_rating(client, user) -> None:
     client.force_login(user)
     page = client.get(HISTORY).content.decode()
     assert "1,234" in page and "$0.5000" in page and "4.5" in page
+
+
+def test_export_link_keeps_the_current_filters(client, user) -> None:
+    client.force_login(user)
+    page = client.get(HISTORY, {"status": "failed", "q": "tone"}).content.decode()
+    link = re.search(r'href="([^"]*)">Export these<', page)
+    assert link is not None
+    assert link.group(1).startswith(reverse("annotations:export") + "?")
+    assert "status=failed" in link.group(1) and "q=tone" in link.group(1)

@@ -26,4 +26,4 @@ class Command(BaseCommand):
         user = user_model.objects.create_superuser("admin", password=password)
         user.groups.add(Group.objects.get(name="reviewers"))
         self.stdout.write("created local account 'admin' (password from HEDIT_ADMIN_PASSWORD, default "
-                          "'admin'): log in at http://127.0.0.1:8000/accounts/login/")
+                          "'admin'); log in at /accounts/login/")
