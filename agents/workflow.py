@@ -20,6 +20,7 @@ from agents.assessment import assess
 from agents.evaluation import evaluate
 from agents.feedback import summarise_feedback
 from agents.llm.base import ChatModel, LLMError, LLMReply, Message, constraint_of, render_messages
+from agents.offline.lexicon import get_lexicon
 from agents.schema import check_version
 from agents.state import (
     MAX_DESCRIPTION_CHARS,
@@ -31,6 +32,7 @@ from agents.state import (
 )
 from agents.validation import validate_annotation
 from agents.vision import VisionUnavailable, describe_image
+from agents.vocabulary import get_vocabulary
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +81,10 @@ def check_options(options: WorkflowOptions) -> WorkflowOptions:
     if not 1 <= options.max_total_iterations <= 20:
         raise InvalidInput("max total iterations must be between 1 and 20")
     return options
+
+
+def _load_schema_tools(version: str) -> None:
+    get_lexicon(get_vocabulary(version))
 
 
 class _RecordingModel:
@@ -174,6 +180,9 @@ class _Run:
 
     async def run(self, image: StimulusImage | None) -> AnnotationState:
         state, opts = self.state, self.state.options
+        # The first use of a schema version loads it (seconds) and indexes it; the LLM path and the
+        # evaluation/assessment agents touch it on the event loop, so load it off the loop first.
+        await asyncio.to_thread(_load_schema_tools, opts.schema_version)
         if image is not None:
             await self.describe_image(image)
         previous = None

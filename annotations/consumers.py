@@ -30,7 +30,10 @@ MAX_REPLAY = 1000
 
 def _after_seq(query_string: bytes) -> int:
     raw = parse_qs(query_string.decode("latin-1")).get("after", ["0"])[0]
-    return int(raw) if raw.isdigit() else 0
+    # isdigit() is true for "²", which int() rejects; a seq also has to fit a database integer.
+    if not (raw.isascii() and raw.isdecimal()) or len(raw) > 18:
+        return 0
+    return int(raw)
 
 
 class SessionConsumer(AsyncWebsocketConsumer):

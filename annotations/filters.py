@@ -49,6 +49,11 @@ def filter_sessions(qs: QuerySet[AnnotationSession],
     """
     errors: dict[str, str] = {}
     value = {k: str(params.get(k) or "").strip() for k in FILTER_FIELDS}
+    for name in FILTER_FIELDS:
+        if "\x00" in value[name]:
+            # PostgreSQL rejects NUL in a query parameter (a 500); no stored text can contain one.
+            errors[name] = f"{name}: the value contains a NUL character"
+            value[name] = ""
 
     if q := value["q"]:
         if len(q) > MAX_QUERY_CHARS:
@@ -88,9 +93,11 @@ def filter_sessions(qs: QuerySet[AnnotationSession],
     if "date_from" in dates and "date_to" in dates and dates["date_from"] > dates["date_to"]:
         errors["date_to"] = "date_to: the end date is before the start date"
     else:
-        if "date_from" in dates:
+        # The first and last representable days bound nothing, and the day after the last one
+        # (or a time-zone shift of the first) would overflow the date type.
+        if "date_from" in dates and dates["date_from"] > dt.date.min:
             qs = qs.filter(created_at__gte=_day_start(dates["date_from"]))
-        if "date_to" in dates:
+        if "date_to" in dates and dates["date_to"] < dt.date.max:
             qs = qs.filter(created_at__lt=_day_start(dates["date_to"] + dt.timedelta(days=1)))
 
     if username := value["user"]:

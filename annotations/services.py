@@ -108,13 +108,23 @@ def _claim(session_id: Any) -> AnnotationSession | None:
     return AnnotationSession.objects.select_related("user").get(pk=session_id)
 
 
+def _sniff(head: bytes) -> str:
+    # Only PNG and JPEG are ever accepted (check_image), so the signature decides between them.
+    return "image/png" if head.startswith(b"\x89PNG") else "image/jpeg"
+
+
+def image_type(image: Any) -> str:
+    """The MIME type of a stored stimulus."""
+    with image.open("rb") as fh:
+        return _sniff(fh.read(8))
+
+
 def _image_of(session: AnnotationSession) -> StimulusImage | None:
     if not session.image:
         return None
     with session.image.open("rb") as fh:
         data = fh.read()
-    mime = "image/png" if data.startswith(b"\x89PNG") else "image/jpeg"
-    return StimulusImage(data=data, mime_type=mime)
+    return StimulusImage(data=data, mime_type=_sniff(data))
 
 
 def finish(session_id: Any, state: AnnotationState) -> AnnotationSession:

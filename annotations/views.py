@@ -14,12 +14,12 @@ from django.views.decorators.http import require_http_methods
 from annotations import services
 from annotations.forms import AnnotateForm
 from annotations.views_history import history
-from annotations.views_session import session_cancel, session_detail, session_rerun
+from annotations.views_session import session_cancel, session_detail, session_image, session_rerun
 from annotations.views_validate import validate, validate_check
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["annotate", "history", "session_cancel", "session_detail", "session_rerun", "validate",
+__all__ = ["annotate", "history", "session_cancel", "session_detail", "session_image", "session_rerun", "validate",
            "validate_check"]
 
 _FIELD_OF_MESSAGE = ("description", "image", "schema_version", "max validation attempts")

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
@@ -77,6 +79,17 @@ def _fail(form: Any, exc: reviews.ReviewError) -> None:
     form.add_error(exc.field if exc.field in form.fields else None, exc.message)
 
 
+def _panel_post(request: HttpRequest, session: AnnotationSession, form: forms.Form, form_name: str,
+                save: Callable[[dict[str, Any]], HttpResponse]) -> HttpResponse:
+    """Run *save* on the form's data; bad input (the form's or the rules') re-renders the panel with 400."""
+    if form.is_valid():
+        try:
+            return save(form.cleaned_data)
+        except reviews.ReviewError as exc:
+            _fail(form, exc)
+    return _panel(request, session, status=400, **{form_name: form})
+
+
 @login_required
 @require_GET
 def review_panel(request: HttpRequest, pk: Any) -> HttpResponse:
@@ -91,15 +104,12 @@ def review_submit(request: HttpRequest, pk: Any) -> HttpResponse:
     session = _session_for(request, pk)
     if not reviews.can_review(request.user):
         return HttpResponseForbidden("Only reviewers can review annotations.")
-    form = ReviewForm(request.POST)
-    if form.is_valid():
-        try:
-            reviews.submit_review(session, request.user, **form.cleaned_data)
-        except reviews.ReviewError as exc:
-            _fail(form, exc)
-        else:
-            return _panel(request, session, trigger="review-changed", review_message="Review saved.")
-    return _panel(request, session, status=400, review_form=form)
+
+    def save(data: dict[str, Any]) -> HttpResponse:
+        reviews.submit_review(session, request.user, **data)
+        return _panel(request, session, trigger="review-changed", review_message="Review saved.")
+
+    return _panel_post(request, session, ReviewForm(request.POST), "review_form", save)
 
 
 @login_required
@@ -108,19 +118,15 @@ def review_correct(request: HttpRequest, pk: Any) -> HttpResponse:
     session = _session_for(request, pk)
     if not reviews.can_review(request.user):
         return HttpResponseForbidden("Only reviewers can correct annotations.")
-    form = CorrectionForm(request.POST)
-    if form.is_valid():
-        try:
-            revision = reviews.correct_annotation(session, request.user, form.cleaned_data["hed"],
-                                                  comment=form.cleaned_data["comment"])
-        except reviews.ReviewError as exc:
-            _fail(form, exc)
-        else:
-            message = "Correction saved." if revision.is_valid else \
-                "Correction saved, but it does not validate; see the issues below."
-            return _panel(request, session, trigger="annotation-corrected", correction_message=message,
-                          oob_annotation=True)
-    return _panel(request, session, status=400, correction_form=form)
+
+    def save(data: dict[str, Any]) -> HttpResponse:
+        revision = reviews.correct_annotation(session, request.user, data["hed"], comment=data["comment"])
+        message = "Correction saved." if revision.is_valid else \
+            "Correction saved, but it does not validate; see the issues below."
+        return _panel(request, session, trigger="annotation-corrected", correction_message=message,
+                      oob_annotation=True)
+
+    return _panel_post(request, session, CorrectionForm(request.POST), "correction_form", save)
 
 
 @login_required
@@ -129,15 +135,12 @@ def review_bids(request: HttpRequest, pk: Any) -> HttpResponse:
     session = _session_for(request, pk)
     if not reviews.can_assign_bids(request.user, session):
         return HttpResponseForbidden("Only the session's owner or a reviewer can assign a BIDS level.")
-    form = BidsForm(request.POST)
-    if form.is_valid():
-        try:
-            reviews.assign_bids(session, request.user, **form.cleaned_data)
-        except reviews.ReviewError as exc:
-            _fail(form, exc)
-        else:
-            return _panel(request, session, bids_message="BIDS assignment saved.")
-    return _panel(request, session, status=400, bids_form=form)
+
+    def save(data: dict[str, Any]) -> HttpResponse:
+        reviews.assign_bids(session, request.user, **data)
+        return _panel(request, session, bids_message="BIDS assignment saved.")
+
+    return _panel_post(request, session, BidsForm(request.POST), "bids_form", save)
 
 
 @login_required

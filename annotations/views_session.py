@@ -8,7 +8,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
@@ -71,6 +71,16 @@ def session_detail(request: HttpRequest, pk: Any) -> HttpResponse:
         "ws_url": "" if session.is_finished else ws_path(session, last_seq),
     }
     return render(request, "annotations/session_detail.html", context)
+
+
+@login_required
+def session_image(request: HttpRequest, pk: Any) -> FileResponse:
+    """The stimulus image, to those who may see the session (media files are never public)."""
+    session = _visible(request, pk)
+    if not session.image:
+        raise Http404("this run has no image")
+    content_type = services.image_type(session.image)  # reads and closes the file: before opening it to send
+    return FileResponse(session.image.open("rb"), content_type=content_type)
 
 
 @login_required

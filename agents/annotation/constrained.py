@@ -10,7 +10,6 @@ turns the answer into a HED string without repeated tags or empty groups.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Callable, Iterable
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.hedstring import base_name, parse_groups
+from agents.llm.replies import decode_prefix
 from agents.vocabulary import TagInfo, Vocabulary
 
 logger = logging.getLogger(__name__)
@@ -188,13 +188,10 @@ def load_structure(text: str) -> list[Any] | str | None:
     body = text[min(starts):]
     data: Any = None
     for candidate in (body, _close_truncated(body)):
-        if candidate is None:
-            continue
-        try:
-            data, _ = json.JSONDecoder().raw_decode(candidate)
-            break
-        except ValueError:
-            continue
+        if candidate is not None:
+            data = decode_prefix(candidate)
+            if data is not None:
+                break
     if isinstance(data, dict):
         for key in ("tags", "annotation", "hed", "hed_string", "HED"):
             if isinstance(data.get(key), list | str):

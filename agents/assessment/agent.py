@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import functools
-import json
 import logging
-import re
 from pathlib import Path
 
 from agents.hedstring import base_name, tag_tokens
 from agents.llm.base import ChatModel
+from agents.llm.replies import json_object
 from agents.state import AnnotationState, Assessment
 from agents.vocabulary import get_vocabulary
 
 logger = logging.getLogger(__name__)
-_JSON = re.compile(r"\{.*\}", re.DOTALL)
 
 
 @functools.cache
@@ -61,12 +59,8 @@ async def assess(state: AnnotationState, llm: ChatModel | None) -> Assessment:
         prompt = _prompt().format(description=state.description, annotation=state.annotation,
                                   findings=feedback)
         reply = await llm.complete("assessment", [{"role": "user", "content": prompt}])
-        match = _JSON.search(reply.text)
-        try:
-            data = json.loads(match.group(0)) if match else None
-        except ValueError:
-            data = None
-        if isinstance(data, dict) and isinstance(data.get("complete"), bool):
+        data = json_object(reply.text)
+        if data is not None and isinstance(data.get("complete"), bool):
             extra = tuple(str(m) for m in data.get("missing", []) if isinstance(m, str))
             assessment = Assessment(is_complete=data["complete"],
                                     feedback=str(data.get("feedback", "")) or feedback,

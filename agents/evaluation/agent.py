@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import functools
-import json
 import logging
-import re
 from pathlib import Path
 
 from agents.llm.base import ChatModel
+from agents.llm.replies import json_object
 from agents.offline import uncovered_terms
 from agents.state import AnnotationState, Evaluation
 from agents.vocabulary import get_vocabulary
 
 logger = logging.getLogger(__name__)
-_JSON = re.compile(r"\{.*\}", re.DOTALL)
 
 
 @functools.cache
@@ -47,14 +45,8 @@ def _offline(state: AnnotationState) -> Evaluation:
 
 
 def _parse_verdict(text: str) -> tuple[bool, str] | None:
-    match = _JSON.search(text)
-    if not match:
-        return None
-    try:
-        data = json.loads(match.group(0))
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("faithful"), bool):
+    data = json_object(text)
+    if data is None or not isinstance(data.get("faithful"), bool):
         return None
     return data["faithful"], str(data.get("feedback", ""))
 

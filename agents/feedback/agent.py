@@ -6,7 +6,7 @@ import functools
 import logging
 from pathlib import Path
 
-from agents.llm.base import ChatModel, LLMError
+from agents.llm.base import ChatModel
 from agents.state import AnnotationState, ValidationIssue
 
 logger = logging.getLogger(__name__)
@@ -39,10 +39,7 @@ async def summarise_feedback(state: AnnotationState, llm: ChatModel | None) -> s
     if llm is not None and lines:
         prompt = _prompt().format(description=state.description, annotation=current.annotation,
                                   errors=feedback)
-        try:
-            reply = await llm.complete("feedback", [{"role": "user", "content": prompt}])
-        except LLMError:
-            raise
+        reply = await llm.complete("feedback", [{"role": "user", "content": prompt}])
         summary = reply.text.strip()
         # The rule-based list stays: a weak model's summary must not hide an error code.
         if summary:

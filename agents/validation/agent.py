@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 from typing import TYPE_CHECKING
@@ -17,13 +16,33 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _validator_lock = threading.Lock()
+_validators: dict[str, HedValidator] = {}
+# hedtools parses groups recursively: a reply nested deeper than this would raise RecursionError
+# inside it. Real annotations nest three or four levels.
+MAX_GROUP_DEPTH = 20
 
 
-@functools.cache
 def _validator(version: str) -> HedValidator:
+    """One validator per schema version, built once even when threads ask at the same moment."""
     from hed.validator import HedValidator
 
-    return HedValidator(get_schema(version))
+    schema = get_schema(version)
+    with _validator_lock:
+        validator = _validators.get(version)
+        if validator is None:
+            validator = _validators[version] = HedValidator(schema)
+        return validator
+
+
+def _group_depth(text: str) -> int:
+    depth = deepest = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+    return deepest
 
 
 def _suggest(tag: str, version: str) -> str:
@@ -50,6 +69,9 @@ def validate_hed(hed: str, schema_version: str, *, no_extend: bool = False) -> l
     if not text:
         return [ValidationIssue(code="EMPTY_ANNOTATION", message="The annotation is empty.",
                                 hint=hint_for("EMPTY_ANNOTATION"))]
+    if _group_depth(text) > MAX_GROUP_DEPTH:
+        return [ValidationIssue(code="GROUP_TOO_DEEP", message=f"Groups nest more than {MAX_GROUP_DEPTH} deep.",
+                                hint=hint_for("GROUP_TOO_DEEP"))]
     schema = get_schema(schema_version)
     validator = _validator(schema_version)
     with _validator_lock:  # hedtools validators keep per-call state

@@ -8,6 +8,8 @@ same history filters.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
@@ -21,6 +23,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from annotations import reviews
@@ -66,8 +69,24 @@ def _visible_session(request: Request, pk: Any) -> AnnotationSession:
     return get_object_or_404(visible_sessions(request.user), pk=pk)
 
 
-def _review_error(exc: reviews.ReviewError) -> ValidationError:
-    return ValidationError(exc.as_dict())
+def _checked_input(request: Request, pk: Any,
+                   serializer_class: type[Serializer]) -> tuple[AnnotationSession, dict[str, Any]]:
+    """The visible session (else 404) and the request body checked by *serializer_class* (else 400)."""
+    session = _visible_session(request, pk)
+    data = serializer_class(data=request.data)
+    data.is_valid(raise_exception=True)
+    return session, data.validated_data
+
+
+@contextmanager
+def _review_errors() -> Iterator[None]:
+    """The review rules' errors as API answers: bad input is a 400 naming the field, a refusal a 403."""
+    try:
+        yield
+    except reviews.ReviewError as exc:
+        raise ValidationError(exc.as_dict()) from exc
+    except PermissionError as exc:
+        raise PermissionDenied(str(exc)) from exc
 
 
 def _filtered_sessions(request: Request) -> Any:
@@ -140,15 +159,9 @@ class SessionReviewsView(APIView):
                    summary="Review a session (reviewers)",
                    description="Rates 1-5 with a verdict; a reviewer's second review replaces the first (200).")
     def post(self, request: Request, pk: Any) -> Response:
-        session = _visible_session(request, pk)
-        data = ReviewInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            review, created = reviews.submit_review(session, request.user, **data.validated_data)
-        except reviews.ReviewError as exc:
-            raise _review_error(exc) from exc
-        except PermissionError as exc:
-            raise PermissionDenied(str(exc)) from exc
+        session, values = _checked_input(request, pk, ReviewInputSerializer)
+        with _review_errors():
+            review, created = reviews.submit_review(session, request.user, **values)
         return Response(ReviewSerializer(review).data,
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
@@ -166,16 +179,9 @@ class SessionRevisionsView(APIView):
                    description="Validates the correction, stores it as a revision and makes it the final "
                                "annotation; the machine's annotation is kept.")
     def post(self, request: Request, pk: Any) -> Response:
-        session = _visible_session(request, pk)
-        data = RevisionInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            revision = reviews.correct_annotation(session, request.user, data.validated_data["hed"],
-                                                  comment=data.validated_data["comment"])
-        except reviews.ReviewError as exc:
-            raise _review_error(exc) from exc
-        except PermissionError as exc:
-            raise PermissionDenied(str(exc)) from exc
+        session, values = _checked_input(request, pk, RevisionInputSerializer)
+        with _review_errors():
+            revision = reviews.correct_annotation(session, request.user, values["hed"], comment=values["comment"])
         return Response(RevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
 
@@ -183,15 +189,9 @@ class SessionBidsView(APIView):
     @extend_schema(request=BidsInputSerializer, responses={200: SessionSerializer},
                    summary="Assign a BIDS column and level (owner or reviewers)")
     def put(self, request: Request, pk: Any) -> Response:
-        session = _visible_session(request, pk)
-        data = BidsInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            reviews.assign_bids(session, request.user, **data.validated_data)
-        except reviews.ReviewError as exc:
-            raise _review_error(exc) from exc
-        except PermissionError as exc:
-            raise PermissionDenied(str(exc)) from exc
+        session, values = _checked_input(request, pk, BidsInputSerializer)
+        with _review_errors():
+            reviews.assign_bids(session, request.user, **values)
         return Response(SessionSerializer(session, context={"request": request}).data)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -37,6 +39,8 @@ class TestValidation:
         ("Frequency/500 parsecs", "UNITS_INVALID"),
         ("Red, Red", "TAG_EXPRESSION_REPEATED"),
         ("", "EMPTY_ANNOTATION"),
+        # hedtools would recurse past Python's limit on this; it must come back as an issue.
+        ("(" * 600 + "Red" + ")" * 600, "GROUP_TOO_DEEP"),
     ])
     def test_error_codes_each_get_their_own_hint(self, hed: str, code: str) -> None:
         issues = validate_hed(hed, "8.4.0")
@@ -49,6 +53,25 @@ class TestValidation:
         assert allowed.code == "TAG_EXTENDED" and not allowed.is_error
         (forbidden,) = validate_hed("Item/Blorp", "8.4.0", no_extend=True)
         assert forbidden.code == "TAG_EXTENDED" and forbidden.is_error
+
+    def test_validator_is_built_once_when_threads_ask_together(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import hed.validator
+
+        from agents.validation import agent
+
+        built: list[object] = []
+        real = hed.validator.HedValidator
+
+        def slow_build(schema: object) -> object:
+            built.append(schema)
+            time.sleep(0.05)  # widen the window in which a second thread could also miss
+            return real(schema)
+
+        monkeypatch.setattr(agent, "_validators", {})
+        monkeypatch.setattr(hed.validator, "HedValidator", slow_build)
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            validators = list(pool.map(lambda _: agent._validator("8.4.0"), range(4)))
+        assert len(built) == 1 and all(v is validators[0] for v in validators)
 
     def test_other_schema_versions(self) -> None:
         assert not [i for i in validate_hed("Sensory-event, (Red, Circle)", "8.0.0") if i.is_error]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
@@ -127,6 +128,19 @@ async def test_unreadable_reply_is_fed_back_as_parse_error() -> None:
     assert "PARSE_ERROR" in user_prompt(llm.calls_for("annotation")[1])
 
 
+async def test_runaway_nesting_in_replies_is_fed_back_not_a_crash() -> None:
+    # Each would raise RecursionError (in hedtools, json or a tree walk) and end the run as a traceback.
+    deep_groups = "(" * 600 + "Red" + ")" * 600
+    deep_json = "[" * 600 + '"Red"' + "]" * 600
+    deep_verdict = '{"a": ' * 2000 + "1" + "}" * 2000
+    llm = ScriptedLLM({"annotation": [deep_groups, deep_json, VALID_A], "feedback": ["flatten it"],
+                       "evaluation": [deep_verdict], "assessment": [deep_verdict]})
+    state = await run_workflow("A red circle.", WorkflowOptions(run_assessment=True), llm=llm)
+    assert [it.errors[0].code for it in state.iterations[:2]] == ["GROUP_TOO_DEEP", "PARSE_ERROR"]
+    assert state.iterations[2].annotation == VALID_A and state.status == "succeeded"
+    assert state.evaluation is not None and state.assessment is not None  # rule-based verdicts stand
+
+
 async def test_model_failure_ends_failed_with_one_line() -> None:
     llm = ScriptedLLM({"annotation": [LLMError("endpoint refused the API key (401)")]})
     observer = Recorder()
@@ -148,6 +162,25 @@ async def test_cancel_between_steps() -> None:
     state = await run_workflow("A red circle.", llm=llm, should_cancel=cancel_after_first)
     assert state.status == "cancelled"
     assert len(state.iterations) == 1
+
+
+async def test_schema_is_indexed_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Loading a schema version takes seconds; on the loop it would stall every websocket meanwhile.
+    import agents.vocabulary
+
+    built_in: list[int] = []
+
+    class Recording(agents.vocabulary.Vocabulary):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            built_in.append(threading.get_ident())
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(agents.vocabulary, "_cache", {})
+    monkeypatch.setattr(agents.vocabulary, "Vocabulary", Recording)
+    llm = ScriptedLLM({"annotation": [VALID_A], "evaluation": [FAITHFUL]})
+    state = await run_workflow("A red circle appears.", llm=llm)
+    assert state.status == "succeeded"
+    assert len(built_in) == 1 and built_in[0] != threading.get_ident()
 
 
 async def test_offline_run_without_llm() -> None:

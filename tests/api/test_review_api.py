@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from annotations.models import AnnotationSession, Review, Revision, SessionStatus
 from tests.review.factories import INVALID_HED, VALID_HED, make_session
 
 pytestmark = pytest.mark.django_db
-
-
-def client_for(user=None):
-    api = APIClient()
-    if user is not None:
-        api.force_authenticate(user)
-    return api
 
 
 def reviews_url(session):
@@ -27,7 +19,7 @@ def revisions_url(session):
     return reverse("api:session-revisions", args=[session.pk])
 
 
-def test_reviewer_posts_a_review(user, reviewer):
+def test_reviewer_posts_a_review(user, reviewer, client_for):
     session = make_session(user)
     response = client_for(reviewer).post(reviews_url(session), {"rating": 4, "verdict": "needs-fix",
                                                                 "comment": "add the colour"}, format="json")
@@ -39,7 +31,7 @@ def test_reviewer_posts_a_review(user, reviewer):
     assert again.status_code == 200 and Review.objects.count() == 1
 
 
-def test_owner_reads_reviews_but_cannot_post(user, reviewer):
+def test_owner_reads_reviews_but_cannot_post(user, reviewer, client_for):
     session = make_session(user)
     client_for(reviewer).post(reviews_url(session), {"rating": 3, "verdict": "accept"}, format="json")
     owner = client_for(user)
@@ -50,7 +42,7 @@ def test_owner_reads_reviews_but_cannot_post(user, reviewer):
     assert Review.objects.count() == 1
 
 
-def test_anonymous_and_other_users(user, other_user):
+def test_anonymous_and_other_users(user, other_user, client_for):
     session = make_session(user)
     assert client_for().get(reviews_url(session)).status_code == 401
     assert client_for().post(reviews_url(session), {"rating": 3, "verdict": "accept"},
@@ -59,7 +51,7 @@ def test_anonymous_and_other_users(user, other_user):
     assert client_for(other_user).get(revisions_url(session)).status_code == 404
 
 
-def test_missing_session_is_404_for_reviewers(reviewer):
+def test_missing_session_is_404_for_reviewers(reviewer, client_for):
     missing = "00000000-0000-0000-0000-000000000000"
     url = reverse("api:session-reviews", args=[missing])
     assert client_for(reviewer).post(url, {"rating": 3, "verdict": "accept"}, format="json").status_code == 404
@@ -73,7 +65,7 @@ def test_missing_session_is_404_for_reviewers(reviewer):
     ({"rating": 3, "verdict": "great"}, "verdict"),
     ({"rating": 3}, "verdict"),
 ])
-def test_bad_review_payload_names_the_field(user, reviewer, payload, field):
+def test_bad_review_payload_names_the_field(user, reviewer, payload, field, client_for):
     session = make_session(user)
     response = client_for(reviewer).post(reviews_url(session), payload, format="json")
     assert response.status_code == 400
@@ -81,13 +73,13 @@ def test_bad_review_payload_names_the_field(user, reviewer, payload, field):
     assert not Review.objects.exists()
 
 
-def test_review_of_a_running_session_is_400(user, reviewer):
+def test_review_of_a_running_session_is_400(user, reviewer, client_for):
     session = make_session(user, status=SessionStatus.RUNNING, annotation="", is_valid=None)
     response = client_for(reviewer).post(reviews_url(session), {"rating": 3, "verdict": "accept"}, format="json")
     assert response.status_code == 400 and "session" in response.json()
 
 
-def test_reviewer_corrects_through_the_api(user, reviewer):
+def test_reviewer_corrects_through_the_api(user, reviewer, client_for):
     session = make_session(user, annotation=INVALID_HED, is_valid=False, status=SessionStatus.INVALID)
     response = client_for(reviewer).post(revisions_url(session), {"hed": VALID_HED, "comment": "fixed"},
                                          format="json")
@@ -98,7 +90,7 @@ def test_reviewer_corrects_through_the_api(user, reviewer):
     assert detail["corrected"] is True and detail["revisions"][0]["author"] == "rev"
 
 
-def test_annotator_cannot_correct_and_empty_correction_is_400(user, reviewer):
+def test_annotator_cannot_correct_and_empty_correction_is_400(user, reviewer, client_for):
     session = make_session(user)
     assert client_for(user).post(revisions_url(session), {"hed": VALID_HED}, format="json").status_code == 403
     bad = client_for(reviewer).post(revisions_url(session), {"hed": ""}, format="json")

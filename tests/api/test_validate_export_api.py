@@ -8,25 +8,17 @@ import json
 
 import pytest
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from tests.review.factories import INVALID_HED, VALID_HED, make_session
 
 pytestmark = pytest.mark.django_db
 
 
-def client_for(user=None):
-    api = APIClient()
-    if user is not None:
-        api.force_authenticate(user)
-    return api
-
-
 def body_of(response) -> str:
     return b"".join(response.streaming_content).decode()
 
 
-def test_validate_gives_the_issues(user):
+def test_validate_gives_the_issues(user, client_for):
     api = client_for(user)
     ok = api.post(reverse("api:validate"), {"hed": VALID_HED}, format="json")
     assert ok.status_code == 200 and ok.json()["valid"] is True and ok.json()["schema_version"] == "8.4.0"
@@ -38,16 +30,16 @@ def test_validate_gives_the_issues(user):
 
 @pytest.mark.parametrize(("payload", "field"), [({}, "hed"), ({"hed": ""}, "hed"),
                                                 ({"hed": VALID_HED, "schema_version": "9.9.9"}, "schema_version")])
-def test_validate_bad_payload(user, payload, field):
+def test_validate_bad_payload(user, payload, field, client_for):
     response = client_for(user).post(reverse("api:validate"), payload, format="json")
     assert response.status_code == 400 and field in response.json()
 
 
-def test_validate_needs_a_login():
+def test_validate_needs_a_login(client_for):
     assert client_for().post(reverse("api:validate"), {"hed": VALID_HED}, format="json").status_code == 401
 
 
-def test_export_csv_has_only_visible_sessions(user, other_user):
+def test_export_csv_has_only_visible_sessions(user, other_user, client_for):
     make_session(user, description="=HYPERLINK(\"http://evil\")")
     make_session(other_user, description="someone else's")
     response = client_for(user).get(reverse("api:export"), {"format": "csv"})
@@ -57,7 +49,7 @@ def test_export_csv_has_only_visible_sessions(user, other_user):
     assert [r["description"] for r in rows] == ["'=HYPERLINK(\"http://evil\")"]
 
 
-def test_export_jsonl_and_bids(user):
+def test_export_jsonl_and_bids(user, client_for):
     make_session(user, description="A face appears", bids_column="event_type", bids_level="show_face")
     api = client_for(user)
     lines = body_of(api.get(reverse("api:export"), {"format": "jsonl"})).splitlines()
@@ -66,7 +58,7 @@ def test_export_jsonl_and_bids(user):
     assert sidecar["event_type"]["HED"] == {"show_face": VALID_HED}
 
 
-def test_export_with_filters(user, reviewer):
+def test_export_with_filters(user, reviewer, client_for):
     make_session(user, description="kept", status="invalid", is_valid=False)
     make_session(user, description="dropped")
     rows = list(csv.DictReader(io.StringIO(body_of(
@@ -75,17 +67,17 @@ def test_export_with_filters(user, reviewer):
 
 
 @pytest.mark.parametrize("params", [{"format": "xml"}, {}, {"format": ""}])
-def test_export_unknown_format_is_400(user, params):
+def test_export_unknown_format_is_400(user, params, client_for):
     response = client_for(user).get(reverse("api:export"), params)
     assert response.status_code == 400 and "format" in response.json()
 
 
-def test_export_bad_filter_is_400(user):
+def test_export_bad_filter_is_400(user, client_for):
     response = client_for(user).get(reverse("api:export"), {"format": "csv", "min_rating": "9"})
     assert response.status_code == 400 and "min_rating" in response.json()
 
 
-def test_export_needs_a_login():
+def test_export_needs_a_login(client_for):
     assert client_for().get(reverse("api:export"), {"format": "csv"}).status_code == 401
 
 

@@ -89,6 +89,17 @@ def test_export_page_errors_name_the_field(client, user):
     assert client.logout() is None and client.get(reverse("annotations:export")).status_code == 302
 
 
+def test_export_up_to_the_last_day_downloads(client, user):
+    # The day after 9999-12-31 overflows: the bound used to raise out of the view (a 500).
+    make_session(user, description="mine")
+    client.force_login(user)
+    for url in (reverse("annotations:export"), "/api/export/"):
+        download = client.get(url, {"format": "csv", "date_to": "9999-12-31"})
+        assert download.status_code == 200
+        rows = list(csv.DictReader(io.StringIO(b"".join(download.streaming_content).decode())))
+        assert [r["description"] for r in rows] == ["mine"]
+
+
 def test_asgi_download_is_an_async_stream(user):
     # Under ASGI a plain iterator would be read whole into memory before sending.
     for i in range(5):

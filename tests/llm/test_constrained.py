@@ -110,3 +110,7 @@ def test_load_structure_reads_complete_and_truncated_answers(text, expected):
 def test_read_ignores_tags_outside_the_slice_in_a_prose_answer(output):
     assert output.read("Sure: Sensory-event, Blorp-tag, (Red, Circle)") == "Sensory-event, (Red, Circle)"
     assert output.read('{"tags": ["Blorp-tag"]}') == ""
+
+
+def test_read_treats_runaway_nesting_as_no_answer(output):
+    assert output.read('{"tags": ' + "[" * 600 + '"Red"' + "]" * 600 + "}") == ""

@@ -30,6 +30,7 @@ from agents.state import AnnotationState
     ("   \n  ", ""),
     ("I cannot help with that.", ""),
     ("Sure, I would be happy to annotate this event for you!", ""),
+    ("[" * 600 + '"Red"' + "]" * 600, ""),  # json and the tree walk would exceed the recursion limit
 ])
 def test_parse_annotation(reply, expected):
     assert parse_annotation(reply) == expected

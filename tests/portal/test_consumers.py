@@ -141,3 +141,19 @@ async def test_status_event_after_cancel_of_a_queued_run(user, user_cookie) -> N
     await broadcast(session.pk, "status")
     assert 'data-status="cancelled"' in await communicator.receive_from(timeout=TIMEOUT)
     await communicator.disconnect()
+
+
+@pytest.mark.parametrize("after", ["%C2%B2", "12345678901234567890123", "-3", "x"])
+async def test_a_bad_after_replays_from_the_start(user, user_cookie, after) -> None:
+    # "²" passes str.isdigit() but not int(), and a huge number overflows the database integer:
+    # either used to crash the consumer instead of replaying everything.
+    from annotations.consumers import _after_seq
+
+    assert _after_seq(f"after={after}".encode()) == 0
+    session = await sync_to_async(new_session)(user)
+    communicator = WebsocketCommunicator(application, f"/ws/sessions/{session.pk}/?after={after}",
+                                         headers=[(b"cookie", user_cookie)])
+    connected, _ = await communicator.connect(timeout=TIMEOUT)
+    assert connected
+    assert 'data-status="queued"' in await communicator.receive_from(timeout=TIMEOUT)
+    await communicator.disconnect()

@@ -98,12 +98,26 @@ def test_status_validity_schema_and_date_filters(client, user) -> None:
     ({"verdict": "meh"}, "verdict: &#x27;meh&#x27;"),
     ({"min_rating": "9"}, "min_rating: &#x27;9&#x27; is not a number from 1 to 5"),
     ({"page": "abc"}, "page: &#x27;abc&#x27; is not a page number"),
+    # PostgreSQL raises on NUL in a query parameter: a 500 there unless caught here.
+    ({"q": "red\x00"}, "q: the value contains a NUL character"),
+    ({"user": "ann\x00"}, "user: the value contains a NUL character"),
 ])
 def test_bad_filters_are_400_with_a_message(client, user, params, message) -> None:
     client.force_login(user)
     response = client.get(HISTORY, params)
     assert response.status_code == 400
     assert message in response.content.decode()
+
+
+@pytest.mark.parametrize("params", [{"date_to": "9999-12-31"}, {"date_from": "0001-01-01"},
+                                    {"date_from": "0001-01-01", "date_to": "9999-12-31"}])
+def test_the_first_and_last_days_are_valid_bounds(client, user, params) -> None:
+    # The day after 9999-12-31 does not exist: the bound used to overflow into a 500.
+    session = make_session(user)
+    client.force_login(user)
+    response = client.get(HISTORY, params)
+    assert response.status_code == 200
+    assert rows(response) == [str(session.pk)]
 
 
 def test_review_filters(user) -> None:
