@@ -158,9 +158,10 @@ async def execute_session(session_id: Any, *, llm: ChatModel | None = None,
         return None
     await broadcast(session_id, "status")
     recorder = SessionRecorder(session_id)
+    owned: ChatModel | None = None
     try:
         if llm is None and use_configured_llm:
-            llm = await sync_to_async(chat_model_for)(session.user)
+            llm = owned = await sync_to_async(chat_model_for)(session.user)
         image = await sync_to_async(_image_of)(session)
         state = await run_workflow(session.description, WorkflowOptions.from_dict(session.options), llm=llm,
                                    observer=recorder, should_cancel=recorder.should_cancel, image=image)
@@ -170,8 +171,21 @@ async def execute_session(session_id: Any, *, llm: ChatModel | None = None,
         logger.exception("run of session %s failed", session_id)
         await sync_to_async(fail)(session_id, f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
         session = await AnnotationSession.objects.aget(pk=session_id)
+    if owned is not None:
+        await _close(owned)
     await broadcast(session_id, "status")
     return session
+
+
+async def _close(model: ChatModel) -> None:
+    """Release the model's connection pool: in the embedded server, runs share one long-lived loop."""
+    close = getattr(model, "aclose", None)
+    if close is None:
+        return
+    try:
+        await close()
+    except Exception:
+        logger.warning("closing the LLM client failed", exc_info=True)
 
 
 def request_cancel(session: AnnotationSession) -> bool:

@@ -54,6 +54,21 @@ async def test_errors_and_feedback_are_stored_per_iteration() -> None:
     assert done.llm_call_count == 4 and done.prompt_tokens > 0 and done.completion_tokens > 0
 
 
+async def test_the_configured_model_is_closed_after_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    closed: list[bool] = []
+
+    class ClosableLLM(ScriptedLLM):
+        async def aclose(self) -> None:
+            closed.append(True)
+
+    llm = ClosableLLM({"annotation": ["Sensory-event, (Red, Circle)"], "evaluation": ['{"faithful": true}']})
+    monkeypatch.setattr("annotations.services.chat_model_for", lambda user: llm)
+    session = await sync_to_async(make_session)()
+    done = await execute_session(session.pk)
+    assert done.status == "succeeded" and llm.requests  # the run really used the configured model
+    assert closed == [True]
+
+
 async def test_model_failure_keeps_what_was_stored() -> None:
     session = await sync_to_async(make_session)()
     llm = ScriptedLLM({"annotation": ["Sensory-event, Blorp-tag", LLMError("endpoint unreachable")],
