@@ -124,18 +124,27 @@ class AnnotationState:
     steps: list[AgentStep] = field(default_factory=list)
     status: RunStatus | None = None
     error: str = ""
+    # Set when a later refinement failed validation: the run keeps its last valid attempt.
+    selected: int | None = None
 
     @property
     def current(self) -> Iteration | None:
         return self.iterations[-1] if self.iterations else None
 
     @property
+    def final(self) -> Iteration | None:
+        """The attempt the run stands by: the selected one, else the latest."""
+        if self.selected is not None:
+            return self.iterations[self.selected - 1]
+        return self.current
+
+    @property
     def annotation(self) -> str:
-        return self.current.annotation if self.current else ""
+        return self.final.annotation if self.final else ""
 
     @property
     def is_valid(self) -> bool:
-        return bool(self.current and self.current.is_valid)
+        return bool(self.final and self.final.is_valid)
 
     @property
     def is_faithful(self) -> bool | None:

@@ -188,7 +188,13 @@ class _Run:
         previous = None
         while True:
             if not await self.annotate_until_valid():
-                state.status = "invalid"
+                last_valid = next((it for it in reversed(state.iterations) if it.is_valid), None)
+                if last_valid is None:
+                    state.status = "invalid"
+                else:
+                    # A refinement that never validated must not throw away a valid annotation.
+                    state.selected = last_valid.number
+                    state.status = "succeeded"
                 break
             if state.annotation == previous:
                 # The annotator produced the same answer again: refining further cannot help.

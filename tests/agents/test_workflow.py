@@ -206,3 +206,13 @@ async def test_bad_input_is_refused_before_any_step(description: str, options: W
 
 def test_invalid_input_is_a_value_error() -> None:
     assert issubclass(InvalidInput, ValueError)
+
+
+async def test_failed_refinement_keeps_the_last_valid_attempt() -> None:
+    llm = ScriptedLLM({"annotation": [VALID_A, INVALID], "feedback": ["x"],
+                       "evaluation": [unfaithful("the position is missing")]})
+    state = await run_workflow("A red circle on the left.", WorkflowOptions(max_total_iterations=3), llm=llm)
+    assert [it.is_valid for it in state.iterations] == [True, False, False]
+    assert state.status == "succeeded"
+    assert state.annotation == VALID_A and state.is_valid
+    assert state.is_faithful is False  # the judge's verdict on the kept attempt stands
