@@ -174,6 +174,12 @@ HEDIT_LLM = {
     "MAX_RETRIES": int(os.environ.get("HEDIT_LLM_MAX_RETRIES", "3")),
     "CACHE_TTL": int(os.environ.get("HEDIT_LLM_CACHE_TTL", str(7 * 24 * 3600))),
 }
+_constraint = HEDIT_LLM["CONSTRAINT"].strip().lower().replace("-", "_")
+if _constraint not in {"none", "json_schema", "llama_cpp", "llamacpp", "auto"}:
+    from django.core.exceptions import ImproperlyConfigured
+
+    # Fail at start-up, not on the first page that shows the server's LLM configuration.
+    raise ImproperlyConfigured("HEDIT_LLM_CONSTRAINT must be none, json_schema, llama_cpp or auto")
 HEDIT_DEFAULT_SCHEMA = os.environ.get("HEDIT_DEFAULT_SCHEMA", "8.4.0")
 HEDIT_KEY_ENCRYPTION_SECRET = os.environ.get("HEDIT_KEY_ENCRYPTION_SECRET", SECRET_KEY)
 HEDIT_MAX_IMAGE_BYTES = int(os.environ.get("HEDIT_MAX_IMAGE_BYTES", str(5 * 1024 * 1024)))
