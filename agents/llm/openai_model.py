@@ -217,7 +217,8 @@ class OpenAIChatModel:
         answered_by = str(getattr(response, "model", "") or model)
         cost = cost_usd(model, prompt_tokens, completion_tokens, prices=self.config.prices,
                         reported=float(reported) if isinstance(reported, int | float) else None)
-        if not cost and answered_by != model:
+        if not cost and reported is None and answered_by != model:
+            # A router answered with a model of its choice; price that one unless the provider said.
             cost = cost_usd(answered_by, prompt_tokens, completion_tokens, prices=self.config.prices)
         call = LLMCall(agent=agent, model=answered_by, request=request_text, response=text,
                        prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost,

@@ -29,6 +29,7 @@ class Reply:
     drop: bool = False  # close the connection without answering
     hang: bool = False  # answer only when the server stops
     error: dict[str, Any] | None = None  # the "error" object of a non-200 answer
+    model: str | None = None  # the model the answer claims (a router's choice); default: the one asked for
 
 
 @dataclass
@@ -118,7 +119,7 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     if reply.cost is not None:
         usage["cost"] = reply.cost
     return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", ""), "usage": usage,
+            "model": reply.model or body.get("model", ""), "usage": usage,
             "choices": [{"index": 0, "finish_reason": "stop",
                          "message": {"role": "assistant", "content": reply.text}}]}
 

@@ -48,6 +48,16 @@ async def test_cost_from_configured_prices_and_reported_cost(fake_llm, make_mode
     assert reported.call.cost_usd == pytest.approx(0.0123)
 
 
+async def test_router_choice_is_priced_unless_the_provider_reports_a_cost(fake_llm, make_model):
+    fake_llm.script = [Reply("x", prompt_tokens=1_000_000, completion_tokens=0, model="priced-model"),
+                       Reply("x", prompt_tokens=1_000_000, completion_tokens=0, model="priced-model", cost=0.0)]
+    model = make_model(fake_llm.base_url, model="router/auto", prices={"priced-model": (3.0, 9.0)})
+    routed = await model.complete("annotation", MESSAGES)
+    free = await model.complete("annotation", MESSAGES[:1])
+    assert routed.call.model == "priced-model" and routed.call.cost_usd == pytest.approx(3.0)
+    assert free.call.cost_usd == 0.0  # the provider said it was free
+
+
 async def test_unknown_model_costs_nothing(fake_llm, make_model):
     reply = await make_model(fake_llm.base_url, model="local-gguf").complete("annotation", MESSAGES)
     assert reply.call.cost_usd == 0.0 and reply.call.prompt_tokens > 0
