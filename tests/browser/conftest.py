@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.db import shared_database_url
+from tests.support.processes import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -73,12 +74,6 @@ def chromium_path() -> str:
     return path
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait_for_port(port: int, proc: subprocess.Popen, log: Path) -> None:
     deadline = time.monotonic() + SERVER_START_TIMEOUT
     while time.monotonic() < deadline:
@@ -124,7 +119,7 @@ def live_server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Ite
     # server opens this very database file.
     with django_db_blocker.unblock():
         sentinel = AnnotationSession.objects.create(description="sentinel", schema_version="8.4.0")
-    port = _free_port()
+    port = free_port()
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(port)], cwd=ROOT,
                                 env=_server_env(shared_database_url(), workdir / "media"), stdout=out,
@@ -140,12 +135,7 @@ def live_server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Ite
                         pytrace=False)
         yield f"http://127.0.0.1:{port}"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
 
 
 @pytest.fixture

