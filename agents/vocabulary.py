@@ -211,11 +211,8 @@ class Vocabulary:
         ranked = sorted(((s, k) for k, s in scores.items() if s >= 0.6), key=lambda p: (-p[0], p[1]))
         return [self._tags[k].name for _, k in ranked[:limit]]
 
-    def candidates(self, text: str, limit: int = 40) -> list[TagInfo]:
-        """Tags most relevant to a description: lexicon hits, the event basics, then word matches."""
-        # Imported here: the offline package itself builds on this module.
-        from agents.offline.lexicon import lexicon_tags
-
+    def candidates(self, text: str, limit: int = 40, first: Iterable[str] = ()) -> list[TagInfo]:
+        """Tags most relevant to a description: *first* (a lexicon's hits), the event basics, then word matches."""
         chosen: dict[str, TagInfo] = {}
 
         def add(names: Iterable[str]) -> None:
@@ -224,7 +221,7 @@ class Vocabulary:
                 if info is not None and info.name.lower() not in self._deprecated:
                     chosen.setdefault(info.name.lower(), info)
 
-        add(lexicon_tags(text, self))
+        add(first)
         add(ALWAYS_USEFUL)
         scored: dict[str, float] = {}
         for word in set(_WORD.findall(text.lower())):

@@ -302,13 +302,14 @@ def suggest_tags(schema_version: str, fragment: str, *, context: str = "",
     Prefix matches rank above substring matches, then the schema's closest names (typos).
     Without a fragment, the tags most relevant to *context* (the event's description).
     """
+    from agents.offline.lexicon import candidate_tags
     from agents.vocabulary import get_vocabulary
 
     vocab = get_vocabulary(schema_version)
     # Only the last path segment is being typed: "Sensory-event/Vis" completes "Vis".
     query = fragment.strip().strip("/").split("/")[-1].lower()
     if not query:
-        found = vocab.candidates(context, limit) if context.strip() else []
+        found = candidate_tags(context, vocab, limit) if context.strip() else []
         return [(t.name, t.description, t.takes_value) for t in found][:limit]
     prefix, inside = [], []
     for info in vocab.all():

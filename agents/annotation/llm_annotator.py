@@ -14,11 +14,13 @@ import json
 import re
 from pathlib import Path
 
-from agents.annotation.constrained import MODES, StructuredOutput, TagForm, structure_of, tag_forms
+from agents.annotation.constrained import MODES, StructuredOutput, TagForm, tag_forms
+from agents.annotation.structure import structure_of
 from agents.annotation.parse import parse_annotation
 from agents.llm.base import ChatModel, Message, constraint_of
 from agents.state import AnnotationState, ValidationIssue
 from agents.validation.hints import hint_for
+from agents.offline.lexicon import candidate_tags
 from agents.vocabulary import TagInfo, get_vocabulary
 
 _PROMPTS = Path(__file__).parent / "prompts"
@@ -61,7 +63,7 @@ def _first_sentence(text: str) -> str:
 def vocabulary_slice(state: AnnotationState, text: str) -> tuple[list[TagForm], dict[str, TagInfo]]:
     """The tag forms offered for *text*, and their schema entries by name."""
     vocabulary = get_vocabulary(state.options.schema_version)
-    infos = vocabulary.candidates(text, limit=SLICE_SIZE)
+    infos = candidate_tags(text, vocabulary, limit=SLICE_SIZE)
     known = {i.name for i in infos}
     for unit in dict.fromkeys(_QUANTITY.findall(text)):
         for name in _VALUE_TAGS:

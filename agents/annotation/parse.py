@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from agents.annotation.structure import load_structure, render_structure
+
 _FENCE = re.compile(r"```[ \t]*([a-zA-Z]*)[ \t]*\n?(.*?)```", re.DOTALL)
 _LABEL = re.compile(r"^\s*(?:(?:the|final|corrected|my)\s+)?(?:hed(?:\s+annotation|\s+string|\s+tags)?|annotation|"
                     r"answer|output|result)\s*(?:is)?\s*[:=\-]\s*", re.IGNORECASE)
@@ -22,8 +24,6 @@ _MARKDOWN = re.compile(r"^\s*(?:[-*•]\s+|\d+[.)]\s+|>\s*)")
 
 def _from_json(text: str) -> str | None:
     """The annotation inside a JSON object or array, rendered to a HED string."""
-    from agents.annotation.constrained import load_structure, render_structure
-
     data = load_structure(text)
     if isinstance(data, str):
         return data

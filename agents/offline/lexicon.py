@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agents.offline.text import ARTICLES, NEGATORS, Token, negated, tokenize
-from agents.vocabulary import get_vocabulary, name_words
+from agents.vocabulary import TagInfo, get_vocabulary, name_words
 
 if TYPE_CHECKING:
     from agents.vocabulary import Vocabulary
@@ -158,3 +158,8 @@ def lexicon_tags(text: str, vocab: Vocabulary | None = None) -> list[str]:
     for m in lex.match(lex.tokens(text)):
         out.extend(t for t in m.tags if t not in out)
     return out
+
+
+def candidate_tags(text: str, vocab: Vocabulary, limit: int = 40) -> list[TagInfo]:
+    """Tags most relevant to *text*: the lexicon's hits first, then the vocabulary's own picks."""
+    return vocab.candidates(text, limit, first=lexicon_tags(text, vocab))

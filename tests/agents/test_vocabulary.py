@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from agents.schema import UnknownSchemaVersion
+from agents.offline.lexicon import candidate_tags
 from agents.vocabulary import ALWAYS_USEFUL, Vocabulary, get_vocabulary
 
 
@@ -60,13 +61,13 @@ class TestFuzzy:
         assert len(found) <= 3 and "Gentalia" not in found and "Genitalia" in found
 
     def test_candidates_hold_lexicon_hits_and_event_basics(self, vocab: Vocabulary) -> None:
-        names = [t.name for t in vocab.candidates("a red circle", limit=40)]
+        names = [t.name for t in candidate_tags("a red circle", vocab, limit=40)]
         assert {"Red", "Circle"} <= set(names)
         assert {"Sensory-event", "Agent-action", "Participant-response"} <= set(names)
         assert len(names) <= 40 and len(set(names)) == len(names)
 
     def test_candidates_put_lexicon_hits_before_the_basics(self, vocab: Vocabulary) -> None:
-        names = [t.name for t in vocab.candidates("participant presses the mouse button", limit=5)]
+        names = [t.name for t in candidate_tags("participant presses the mouse button", vocab, limit=5)]
         assert names[:2] == ["Experiment-participant", "Press"]
 
 

@@ -7,13 +7,8 @@ import re
 
 import pytest
 
-from agents.annotation.constrained import (
-    StructuredOutput,
-    load_structure,
-    render_structure,
-    structure_of,
-    tag_forms,
-)
+from agents.annotation.constrained import StructuredOutput, tag_forms
+from agents.annotation.structure import load_structure, render_structure, structure_of
 from agents.validation.agent import validate_hed
 from agents.vocabulary import get_vocabulary
 
