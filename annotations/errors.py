@@ -13,3 +13,7 @@ class FieldError(ValueError):
 
     def as_dict(self) -> dict[str, list[str]]:
         return {self.field: [self.message]}
+
+
+class RequestError(ValueError):
+    """A request that cannot be carried out; the message is shown to the user as is."""

@@ -30,7 +30,7 @@ def on_server_start() -> None:
     if settings.HEDIT_TASK_BACKEND != "thread":
         # Separate workers own their runs; a web process starting says nothing about them.
         return
-    from annotations.services import mark_interrupted_runs
+    from annotations.runs.services import mark_interrupted_runs
 
     try:
         mark_interrupted_runs()

@@ -1,9 +1,14 @@
-"""URL names of the app; each area keeps its routes beside its views."""
+"""URL names of the app (namespace ``annotations``); each concern keeps its routes beside its views."""
 
-from annotations.urls_llm import urlpatterns as llm_urls
-from annotations.urls_pages import urlpatterns as page_urls
-from annotations.urls_review import urlpatterns as review_urls
+from django.urls import include, path
 
 app_name = "annotations"
 
-urlpatterns = [*page_urls, *review_urls, *llm_urls]
+urlpatterns = [
+    path("", include("annotations.runs.urls")),
+    path("", include("annotations.history.urls")),
+    path("", include("annotations.review.urls")),
+    path("", include("annotations.exports.urls")),
+    path("", include("annotations.validation.urls")),
+    path("", include("annotations.llm.urls")),
+]

@@ -86,7 +86,7 @@ def measure(db_path: Path) -> int:
     setup_django(db_path)
     from django.core.management import call_command
 
-    from annotations.exports import stream_csv
+    from annotations.exports.formats import stream_csv
     from annotations.models import AnnotationSession
 
     out = db_path.with_suffix(".csv")

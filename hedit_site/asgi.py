@@ -12,7 +12,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from annotations.routing import websocket_urlpatterns  # noqa: E402
-from annotations.runtime import LoopCapturingApp  # noqa: E402
+from annotations.runs.runtime import LoopCapturingApp  # noqa: E402
 from annotations.startup import on_server_start  # noqa: E402
 
 on_server_start()

@@ -145,7 +145,7 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 _TASK_BACKENDS = {
-    "thread": "annotations.task_backends.ThreadPoolBackend",
+    "thread": "annotations.runs.backends.ThreadPoolBackend",
     "database": "django_tasks_db.DatabaseBackend",
     "immediate": "django_tasks.backends.immediate.ImmediateBackend",
     "dummy": "django_tasks.backends.dummy.DummyBackend",

@@ -61,7 +61,7 @@ def components(schema: dict[str, Any]) -> list[dict[str, Any]]:
 
 def api_docs(request: HttpRequest) -> HttpResponse:
     schema = _schema()
-    return render(request, "annotations/review_api_docs.html", {
+    return render(request, "annotations/api/docs.html", {
         "info": schema.get("info", {}), "operations": operations(schema), "components": components(schema),
         "schema_url": reverse("api:schema"),
     })

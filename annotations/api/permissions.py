@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from annotations.reviews import can_review
+from annotations.review.services import can_review
 
 
 class IsReviewerToWrite(BasePermission):

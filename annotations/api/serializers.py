@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion, check_version
-from annotations.exports import FORMATS
+from annotations.exports.formats import FORMATS
 from annotations.models import (
     AgentStepRecord,
     AnnotationSession,
@@ -18,7 +18,7 @@ from annotations.models import (
     ValidationIssueRecord,
     Verdict,
 )
-from annotations.reviews import agreement_of, is_corrected
+from annotations.review.services import agreement_of, is_corrected
 from annotations.selectors import usage_of
 
 

@@ -26,7 +26,6 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from annotations import reviews
 from annotations.api.pagination import SessionPagination
 from annotations.api.permissions import IsReviewerToWrite
 from annotations.api.serializers import (
@@ -43,10 +42,11 @@ from annotations.api.serializers import (
     ValidateResultSerializer,
 )
 from annotations.api.throttles import SessionCreateThrottle
-from annotations.exports import FilterError, check_format, export_response, sessions_for_export
+from annotations.exports.formats import FilterError, check_format, export_response, sessions_for_export
 from annotations.models import AnnotationSession
+from annotations.review import services as reviews
+from annotations.runs.services import RequestError, build_options, create_session, start_session
 from annotations.selectors import visible_sessions, with_record_relations
-from annotations.services import RequestError, build_options, create_session, start_session
 
 logger = logging.getLogger(__name__)
 

@@ -6,13 +6,16 @@ from typing import Any
 
 from django import template
 
+from annotations.review.panels import panel_context
+from annotations.review.services import can_review as allowed
+from annotations.review.services import summary_of
+
 register = template.Library()
 
 
-@register.inclusion_tag("annotations/partials/review_panel.html", takes_context=True)
+@register.inclusion_tag("annotations/review/partials/panel.html", takes_context=True)
 def review_panel(context: dict[str, Any], session: Any) -> dict[str, Any]:
     """``{% review_panel session %}``: ratings, verdicts, corrections and the BIDS level of *session*."""
-    from annotations.views_review import panel_context
 
     request = context.get("request")
     if request is None:  # rendered outside a request (e.g. an email): nothing user-specific to show
@@ -20,11 +23,9 @@ def review_panel(context: dict[str, Any], session: Any) -> dict[str, Any]:
     return {**panel_context(request, session), "csrf_token": context.get("csrf_token")}
 
 
-@register.inclusion_tag("annotations/partials/review_badge.html")
+@register.inclusion_tag("annotations/review/partials/badge.html")
 def review_badge(session: Any) -> dict[str, Any]:
     """``{% review_badge session %}``: mean rating, verdict counts and agreement, from stored fields."""
-    from annotations.reviews import summary_of
-
     return {"summary": summary_of(session)}
 
 
@@ -36,6 +37,4 @@ def percent(value: float | None) -> str:
 
 @register.filter
 def can_review(user: Any) -> bool:
-    from annotations.reviews import can_review as allowed
-
     return allowed(user)

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from agents.schema import UnknownSchemaVersion
 from agents.offline.lexicon import candidate_tags
+from agents.schema import UnknownSchemaVersion
 from agents.vocabulary import ALWAYS_USEFUL, Vocabulary, get_vocabulary
 
 

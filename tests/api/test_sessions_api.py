@@ -10,8 +10,8 @@ from django_tasks import default_task_backend
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotations import reviews
 from annotations.models import AnnotationSession, SessionStatus
+from annotations.review import services as reviews
 from tests.review.factories import add_run_details, make_session
 
 pytestmark = pytest.mark.django_db

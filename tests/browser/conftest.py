@@ -44,7 +44,7 @@ import django
 django.setup()
 delay = float(os.environ.get("HEDIT_TEST_STEP_DELAY") or 0)
 if delay > 0:
-    from annotations.recorder import SessionRecorder
+    from annotations.runs.recorder import SessionRecorder
     _store_step = SessionRecorder.on_step
     async def paced_on_step(self, step, state):
         await asyncio.sleep(delay)

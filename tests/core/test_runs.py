@@ -7,11 +7,11 @@ from asgiref.sync import sync_to_async
 
 from agents.llm.base import LLMError
 from annotations.models import AgentStepRecord, AnnotationSession, Iteration, LLMCallRecord, ValidationIssueRecord
-from annotations.services import (
+from annotations.runs.execution import execute_session
+from annotations.runs.services import (
     RequestError,
     build_options,
     create_session,
-    execute_session,
     mark_interrupted_runs,
     request_cancel,
 )
@@ -62,7 +62,7 @@ async def test_the_configured_model_is_closed_after_the_run(monkeypatch: pytest.
             closed.append(True)
 
     llm = ClosableLLM({"annotation": ["Sensory-event, (Red, Circle)"], "evaluation": ['{"faithful": true}']})
-    monkeypatch.setattr("annotations.services.chat_model_for", lambda user: llm)
+    monkeypatch.setattr("annotations.runs.execution.chat_model_for", lambda user: llm)
     session = await sync_to_async(make_session)()
     done = await execute_session(session.pk)
     assert done.status == "succeeded" and llm.requests  # the run really used the configured model

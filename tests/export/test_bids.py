@@ -10,10 +10,10 @@ from django.utils import timezone
 from hed.models import Sidecar, TabularInput
 
 from agents.schema import get_schema
-from annotations import reviews
-from annotations.exports import stream_export
-from annotations.exports_bids import build_sidecar, validate_sidecar
+from annotations.exports.bids import build_sidecar, validate_sidecar
+from annotations.exports.formats import stream_export
 from annotations.models import AnnotationSession
+from annotations.review import services as reviews
 from tests.review.factories import INVALID_HED, OTHER_VALID_HED, VALID_HED, make_session
 
 pytestmark = pytest.mark.django_db

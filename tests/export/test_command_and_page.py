@@ -12,8 +12,9 @@ from django.core.handlers.asgi import ASGIRequest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from annotations import exports, reviews
+from annotations.exports import formats as exports
 from annotations.models import AnnotationSession
+from annotations.review import services as reviews
 from tests.review.factories import make_session
 
 pytestmark = pytest.mark.django_db

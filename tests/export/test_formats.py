@@ -11,8 +11,10 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from annotations import exports, reviews
+from annotations.exports import formats as exports
+from annotations.exports.keyset import keyset_pages
 from annotations.models import AnnotationSession
+from annotations.review import services as reviews
 from tests.review.factories import INVALID_HED, VALID_HED, add_run_details, make_session
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +61,7 @@ def test_keyset_pages_cover_every_session_once_even_with_equal_times(user):
     # Equal creation times across a page boundary must neither repeat nor drop a session.
     AnnotationSession.objects.filter(pk__in=[s.pk for s in made[:4]]).update(created_at=now)
     AnnotationSession.objects.filter(pk__in=[s.pk for s in made[4:]]).update(created_at=now - dt.timedelta(1))
-    pages = list(exports.keyset_pages(AnnotationSession.objects.all(), 3))
+    pages = list(keyset_pages(AnnotationSession.objects.all(), 3))
     assert [len(p) for p in pages] == [3, 3, 1]
     ids = [row["id"] for page in pages for row in page]
     assert sorted(ids) == sorted(s.pk for s in made)

@@ -9,8 +9,8 @@ from django.urls import reverse
 
 from agents.llm.base import LLMError, UnavailableModel
 from agents.llm.openai_model import OpenAIChatModel
-from annotations.crypto import SecretUnreadable, decrypt_secret, encrypt_secret
-from annotations.llm import chat_model_for
+from annotations.llm.client import chat_model_for
+from annotations.llm.crypto import SecretUnreadable, decrypt_secret, encrypt_secret
 from annotations.models import UserLLMSettings
 
 SECRET_KEY_VALUE = "sk-user-very-secret-0123456789"

@@ -13,7 +13,8 @@ from django.test import Client
 
 from annotations.models import AgentStepRecord, AnnotationSession
 from annotations.routing import websocket_urlpatterns
-from annotations.services import build_options, create_session, execute_session
+from annotations.runs.execution import execute_session
+from annotations.runs.services import build_options, create_session
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -131,8 +132,8 @@ async def test_two_clients_both_receive_every_step_live(user, user_cookie, revie
 
 
 async def test_status_event_after_cancel_of_a_queued_run(user, user_cookie) -> None:
-    from annotations.recorder import broadcast
-    from annotations.services import request_cancel
+    from annotations.runs.recorder import broadcast
+    from annotations.runs.services import request_cancel
 
     session = await sync_to_async(new_session)(user)
     communicator = await connect(session.pk, user_cookie)
@@ -147,7 +148,7 @@ async def test_status_event_after_cancel_of_a_queued_run(user, user_cookie) -> N
 async def test_a_bad_after_replays_from_the_start(user, user_cookie, after) -> None:
     # "²" passes str.isdigit() but not int(), and a huge number overflows the database integer:
     # either used to crash the consumer instead of replaying everything.
-    from annotations.consumers import _after_seq
+    from annotations.runs.consumers import _after_seq
 
     assert _after_seq(f"after={after}".encode()) == 0
     session = await sync_to_async(new_session)(user)

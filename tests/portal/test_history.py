@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from annotations.filters import filter_sessions
+from annotations.history.filters import filter_sessions
 from annotations.models import AnnotationSession, SessionStatus
 from tests.portal.factories import make_session
 

@@ -7,8 +7,8 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from annotations import reviews
 from annotations.models import AnnotationSession, Review, Revision, SessionStatus
+from annotations.review import services as reviews
 from tests.review.factories import INVALID_HED, OTHER_VALID_HED, VALID_HED, make_session
 
 pytestmark = pytest.mark.django_db

@@ -16,8 +16,8 @@ from channels.layers import get_channel_layer
 from django.test import override_settings
 
 from annotations.models import AgentStepRecord, AnnotationSession
-from annotations.recorder import session_group
-from annotations.services import build_options, create_session, start_session
+from annotations.runs.recorder import session_group
+from annotations.runs.services import build_options, create_session, start_session
 from tests.support.db import shared_database_url
 
 pytestmark = [pytest.mark.scaleout, pytest.mark.django_db(transaction=True)]

@@ -12,8 +12,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agents.schema import DEFAULT_SCHEMA_VERSION
 from agents.workflow import InvalidInput, run_workflow
-from annotations.llm import chat_model_for
-from annotations.services import RequestError, build_options
+from annotations.llm.client import chat_model_for
+from annotations.runs.services import RequestError, build_options
 
 logger = logging.getLogger(__name__)
 

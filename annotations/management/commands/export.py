@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotations.exports import FORMATS, ExportError, FilterError, check_format, filtered, stream_export
+from annotations.exports.formats import FORMATS, ExportError, FilterError, check_format, filtered, stream_export
 from annotations.models import AnnotationSession
 
 logger = logging.getLogger(__name__)

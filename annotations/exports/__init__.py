@@ -1,0 +1,1 @@
+"""Exports: CSV, JSONL and BIDS sidecars, streamed from keyset pages."""

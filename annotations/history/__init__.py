@@ -1,0 +1,1 @@
+"""History: find past runs with filters and search, page through them cheaply."""

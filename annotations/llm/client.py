@@ -1,0 +1,97 @@
+"""Which model answers a user's runs: their own endpoint, the server's, or none (offline)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from django.conf import settings
+
+from agents.llm.base import ChatModel, UnavailableModel
+from agents.llm.providers import preset_name, resolve_config, values_from_env
+from annotations.llm.cache import DatabaseResponseCache
+from annotations.llm.crypto import SecretUnreadable, decrypt_secret
+from annotations.models import UserLLMSettings
+
+logger = logging.getLogger(__name__)
+
+# Settings that belong to the server whichever endpoint a user picks.
+_SERVER_ONLY = ("TIMEOUT", "MAX_RETRIES", "SEED", "MAX_TOKENS", "PRICES")
+
+
+def server_values() -> dict[str, Any]:
+    """``settings.HEDIT_LLM``, completed from the environment for keys it does not define
+    (per-agent models ``HEDIT_LLM_MODEL_<AGENT>``, ``HEDIT_LLM_PRICES``, ``HEDIT_LLM_SEED``...)."""
+    values = dict(getattr(settings, "HEDIT_LLM", {}) or {})
+    for key, value in values_from_env(os.environ).items():
+        values.setdefault(key, value)
+    return values
+
+
+def _response_cache(values: dict[str, Any]) -> Any:
+    try:
+        ttl = int(values.get("CACHE_TTL") or 0)
+    except (TypeError, ValueError):
+        ttl = 0
+    if ttl <= 0:
+        return None
+    return DatabaseResponseCache(ttl)
+
+
+def user_values(user: Any, server: dict[str, Any]) -> dict[str, Any] | None:
+    """The values for *user*'s own settings, or None when they stored none.
+
+    A user endpoint never receives the server's key; a user key without an endpoint is sent
+    to the server's endpoint ("bring your own key").  Raises :class:`SecretUnreadable`.
+    """
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    stored = UserLLMSettings.objects.filter(user=user).first()
+    if stored is None:
+        return None
+    key = decrypt_secret(stored.encrypted_api_key) if stored.encrypted_api_key else ""
+    common = {k: server[k] for k in (*_SERVER_ONLY, "CACHE_TTL") if k in server}
+    if stored.base_url or stored.provider:
+        return {**common, "PROVIDER": stored.provider, "BASE_URL": stored.base_url, "API_KEY": key,
+                "MODEL": stored.model, "AGENT_MODELS": stored.agent_models or {},
+                "CONSTRAINT": "auto" if preset_name(stored.provider) else "none"}
+    if key or stored.model or stored.agent_models:
+        values = dict(server)
+        if key:
+            values["API_KEY"] = key
+        if stored.model:
+            values["MODEL"] = stored.model
+        if stored.agent_models:
+            values["AGENT_MODELS"] = {**(server.get("AGENT_MODELS") or {}), **stored.agent_models}
+        return values
+    return None
+
+
+def chat_model_for(user: Any) -> ChatModel | None:
+    """The chat model for *user*'s runs, or None for the offline annotator."""
+    from agents.llm.openai_model import OpenAIChatModel
+
+    server = server_values()
+    try:
+        values = user_values(user, server) or server
+    except SecretUnreadable:
+        logger.warning("stored API key of user %s cannot be decrypted", getattr(user, "pk", "?"))
+        return UnavailableModel("your stored API key cannot be decrypted any more; enter it again on the "
+                                "LLM settings page")
+    try:
+        config = resolve_config(values)
+    except ValueError as exc:
+        return UnavailableModel(f"the LLM configuration is invalid: {exc}")
+    if config is None:
+        return None
+    return OpenAIChatModel(config, cache=_response_cache(values))
+
+
+def server_summary() -> dict[str, str]:
+    """What the settings page may show of the server's configuration (never the key)."""
+    config = resolve_config(server_values())
+    if config is None:
+        return {}
+    return {"provider": config.provider, "base_url": config.base_url, "model": config.model,
+            "constraint": config.constraint}

@@ -1,0 +1,7 @@
+from django.urls import path
+
+from annotations.llm import views
+
+urlpatterns = [
+    path("settings/llm/", views.llm_settings, name="llm-settings"),
+]

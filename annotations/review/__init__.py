@@ -1,0 +1,1 @@
+"""Review: ratings, verdicts, corrections kept as revisions, and the review queue."""

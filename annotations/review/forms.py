@@ -1,0 +1,53 @@
+"""Forms of the review panel and the export page; the rules live in annotations.review.services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from annotations.exports.formats import FORMATS
+from annotations.models import Verdict
+from annotations.review.services import MAX_ANNOTATION_CHARS, MAX_COMMENT_CHARS
+
+RATING_CHOICES = [(n, str(n)) for n in range(1, 6)]
+
+
+class _PanelForm(forms.Form):
+    """The panel shows several forms on one page: each gets its own id prefix."""
+
+    id_prefix = "review"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", f"{self.id_prefix}-%s")
+        super().__init__(*args, **kwargs)
+
+
+class ReviewForm(_PanelForm):
+    rating = forms.TypedChoiceField(label="Rating", choices=RATING_CHOICES, coerce=int,
+                                    widget=forms.RadioSelect(attrs={"class": "rating-input"}))
+    verdict = forms.ChoiceField(label="Verdict", choices=Verdict.choices, widget=forms.RadioSelect)
+    comment = forms.CharField(label="Comment", required=False, max_length=MAX_COMMENT_CHARS,
+                              widget=forms.Textarea(attrs={"rows": 2, "placeholder": "What is right or wrong?"}))
+
+
+class CorrectionForm(_PanelForm):
+    id_prefix = "correction"
+    hed = forms.CharField(label="Corrected annotation", max_length=MAX_ANNOTATION_CHARS,
+                          widget=forms.Textarea(attrs={"rows": 4, "spellcheck": "false", "autocomplete": "off"}))
+    comment = forms.CharField(label="Why (optional)", required=False, max_length=MAX_COMMENT_CHARS)
+
+
+class BidsForm(_PanelForm):
+    id_prefix = "bids"
+    column = forms.CharField(label="events.tsv column", required=False, max_length=64,
+                             widget=forms.TextInput(attrs={"placeholder": "event_type"}))
+    level = forms.CharField(label="Level", required=False, max_length=128,
+                            widget=forms.TextInput(attrs={"placeholder": "show_face"}))
+
+
+class ExportForm(forms.Form):
+    """The format only: the history filters beside it are checked by filters.filter_sessions."""
+
+    format = forms.ChoiceField(label="Format", choices=[(f.name, f.label) for f in FORMATS.values()],
+                               initial="csv", widget=forms.RadioSelect)

@@ -1,0 +1,42 @@
+"""The review panel's context, shared by its views and the template tag that embeds it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+
+from annotations.models import AnnotationSession
+from annotations.review import services as reviews
+from annotations.review.forms import BidsForm, CorrectionForm, ReviewForm
+from annotations.selectors import visible_sessions
+
+PANEL_TEMPLATE = "annotations/review/partials/panel.html"
+
+
+def panel_context(request: HttpRequest, session: AnnotationSession, **forms: Any) -> dict[str, Any]:
+    """Everything the review panel shows: summary, reviews, revisions and the forms the user may use."""
+    user = request.user
+    is_reviewer = reviews.can_review(user)
+    reviewable = session.status in reviews.REVIEWABLE_STATUSES
+    review_list = list(reviews.reviews_of(session))
+    mine = next((r for r in review_list if r.reviewer_id == user.pk), None)
+    context: dict[str, Any] = {
+        "session": session, "request": request, "summary": reviews.summary_of(session),
+        "reviews": review_list, "revisions": list(reviews.revisions_of(session)), "my_review": mine,
+        "can_review": is_reviewer and reviewable, "is_reviewer": is_reviewer, "reviewable": reviewable,
+        "can_assign_bids": reviews.can_assign_bids(user, session),
+        "corrected": reviews.is_corrected(session),
+    }
+    if is_reviewer:
+        context["queue_previous"], context["queue_next"] = reviews.queue_neighbours(visible_sessions(user),
+                                                                                    session)
+        initial = {"rating": mine.rating, "verdict": mine.verdict, "comment": mine.comment} if mine else None
+        context["review_form"] = forms.get("review_form") or ReviewForm(initial=initial)
+        context["correction_form"] = forms.get("correction_form") or CorrectionForm(
+            initial={"hed": session.final_annotation})
+    if context["can_assign_bids"]:
+        context["bids_form"] = forms.get("bids_form") or BidsForm(
+            initial={"column": session.bids_column, "level": session.bids_level})
+    context.update({k: v for k, v in forms.items() if k.endswith("_message") or k == "oob_annotation"})
+    return context

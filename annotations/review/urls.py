@@ -1,0 +1,12 @@
+from django.urls import path
+
+from annotations.review import views
+
+urlpatterns = [
+    path("review/", views.review_queue, name="review-queue"),
+    path("review/tags/", views.review_tags, name="review-tags"),
+    path("sessions/<uuid:pk>/review/", views.review_submit, name="review-submit"),
+    path("sessions/<uuid:pk>/review/panel/", views.review_panel, name="review-panel"),
+    path("sessions/<uuid:pk>/correct/", views.review_correct, name="review-correct"),
+    path("sessions/<uuid:pk>/bids/", views.review_bids, name="review-bids"),
+]

@@ -1,0 +1,42 @@
+"""HTML fragments of a run's page, rendered for the page itself and pushed over the websocket."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from annotations.models import AgentStepRecord, AnnotationSession
+
+
+def may_cancel(session: AnnotationSession, user: Any) -> bool:
+    # Reviewers may watch anyone's run but only its owner (or staff) may stop it.
+    return not session.is_finished and (session.user_id == user.pk or user.is_staff)
+
+
+def session_flags(session: AnnotationSession, user: Any) -> dict[str, Any]:
+    return {"session": session, "can_cancel": may_cancel(session, user), "can_rerun": session.is_finished}
+
+
+def ws_path(session: AnnotationSession, after: int) -> str:
+    return f"/ws/sessions/{session.pk}/?after={after}"
+
+
+def step_fragment(step: AgentStepRecord, schema_version: str) -> str:
+    """One step as an out-of-band append to ``#progress``."""
+    return render_to_string("annotations/runs/partials/step_oob.html",
+                            {"step": step, "schema_version": schema_version})
+
+
+def usage_fragment(session: AnnotationSession) -> str:
+    return render_to_string("annotations/runs/partials/usage.html", {"session": session, "oob": True})
+
+
+def status_fragment(session: AnnotationSession, user: Any, csrf_token: str = "") -> str:
+    """Status, controls, usage and final annotation, each replacing its element by id.
+
+    Rendered outside a request, so the cancel and re-run forms take the CSRF token from the
+    socket's cookie (Django accepts the unmasked secret as a form token).
+    """
+    context = {**session_flags(session, user), "oob": True, "csrf_token": csrf_token}
+    return render_to_string("annotations/runs/partials/session_live_oob.html", context)

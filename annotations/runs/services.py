@@ -1,0 +1,108 @@
+"""Business logic for runs: check input, create, start, cancel, re-run, recover."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from django.utils import timezone
+
+from agents.schema import UnknownSchemaVersion
+from agents.state import WorkflowOptions
+from agents.workflow import InvalidInput, check_description, check_options
+from annotations.errors import RequestError
+from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
+from annotations.runs.images import check_image
+from annotations.runs.tasks import run_session_task
+
+logger = logging.getLogger(__name__)
+
+
+def build_options(data: dict[str, Any] | None) -> WorkflowOptions:
+    """Options from user input, every field checked; raises :class:`RequestError` naming the field."""
+    data = dict(data or {})
+    defaults = WorkflowOptions()
+    try:
+        options = WorkflowOptions(
+            schema_version=str(data.get("schema_version") or defaults.schema_version),
+            max_validation_attempts=int(data.get("max_validation_attempts", defaults.max_validation_attempts)),
+            max_total_iterations=int(data.get("max_total_iterations", defaults.max_total_iterations)),
+            run_assessment=_as_bool(data.get("run_assessment", defaults.run_assessment)),
+            no_extend=_as_bool(data.get("no_extend", defaults.no_extend)),
+        )
+    except (TypeError, ValueError) as exc:
+        raise RequestError(f"invalid option: {exc}") from exc
+    try:
+        return check_options(options)
+    except (InvalidInput, UnknownSchemaVersion) as exc:
+        raise RequestError(str(exc)) from exc
+
+
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in {"1", "true", "yes", "on"}:
+        return True
+    if isinstance(value, str) and value.strip().lower() in {"", "0", "false", "no", "off"}:
+        return False
+    if isinstance(value, int):
+        return bool(value)
+    raise ValueError(f"not a yes/no value: {value!r}")
+
+
+def create_session(*, user: Any, description: str, options: WorkflowOptions,
+                   image: UploadedFile | None = None, max_image_bytes: int = 5 * 1024 * 1024) -> AnnotationSession:
+    """Store a queued session after checking everything; nothing is stored when a check fails."""
+    try:
+        text = check_description(description, has_image=image is not None)
+    except InvalidInput as exc:
+        raise RequestError(str(exc)) from exc
+    if image is not None:
+        check_image(image, max_image_bytes)
+    session = AnnotationSession(user=user if user is not None and user.is_authenticated else None,
+                                description=text, options=options.to_dict(),
+                                schema_version=options.schema_version)
+    if image is not None:
+        session.image = image
+    session.save()
+    return session
+
+
+def start_session(session: AnnotationSession) -> None:
+    """Queue the run once the session row is committed, so a worker always finds it."""
+    session_id = str(session.pk)
+    transaction.on_commit(lambda: run_session_task.enqueue(session_id))
+
+
+def request_cancel(session: AnnotationSession) -> bool:
+    """Ask a queued or running session to stop; True when it was still going."""
+    if session.is_finished:
+        return False
+    updated = AnnotationSession.objects.filter(pk=session.pk, status=SessionStatus.QUEUED).update(
+        status=SessionStatus.CANCELLED, cancel_requested=True, error="cancelled by the user",
+        finished_at=timezone.now())
+    if not updated:
+        AnnotationSession.objects.filter(pk=session.pk).update(cancel_requested=True)
+    return True
+
+
+def rerun_session(session: AnnotationSession, *, user: Any) -> AnnotationSession:
+    """A fresh session with the same description, options and image."""
+    new = AnnotationSession.objects.create(user=user if user.is_authenticated else session.user,
+                                           description=session.description, options=session.options,
+                                           schema_version=session.schema_version, image=session.image.name or "",
+                                           bids_column=session.bids_column, bids_level=session.bids_level)
+    start_session(new)
+    return new
+
+
+def mark_interrupted_runs() -> int:
+    """At start-up of the embedded server: runs left queued or running were cut off by the stop."""
+    count = AnnotationSession.objects.exclude(status__in=FINISHED_STATUSES).update(
+        status=SessionStatus.FAILED, interrupted=True, error="interrupted by a server stop; re-run it",
+        finished_at=timezone.now())
+    if count:
+        logger.warning("marked %d interrupted run(s) as failed", count)
+    return count

@@ -1,0 +1,1 @@
+"""Validation page: check a HED string as you type."""
