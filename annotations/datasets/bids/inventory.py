@@ -1,0 +1,303 @@
+"""What a BIDS dataset holds for HED: its schema version, its tasks, and per task every events column.
+
+Columns are classified with hedtools' :class:`~hed.tools.analysis.tabular_summary.TabularSummary` over
+all of a task's events files: ``skip`` (onset, duration, sample, HED), ``categorical`` (with its levels
+and their counts) or ``value`` (numbers, or too many distinct values to annotate one by one). An existing
+sidecar has the last word on the kind: ``Levels`` or a ``HED`` dict make a column categorical, a ``HED``
+string a value column. Descriptions come from that sidecar, else are generated from the names (and
+flagged ``needs_description``).
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import logging
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+import pandas as pd
+from hed.tools.analysis.tabular_summary import TabularSummary
+
+from annotations.datasets.bids.archive import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX, DatasetError, DatasetFiles
+
+logger = logging.getLogger(__name__)
+
+SKIP_COLUMNS = ("onset", "duration", "sample", "HED", "HED_assembled")
+"""Columns that never get HED per value: timing and sample positions, and HED columns themselves."""
+MAX_LEVELS = 20
+"""A column without a sidecar entry and with more distinct non-numeric values than this is a value column."""
+NA_VALUES = frozenset({"n/a", ""})
+
+ColumnKind = Literal["categorical", "value", "skip"]
+_ENTITY = re.compile(r"^([a-zA-Z0-9]+)-([a-zA-Z0-9]+)$")
+_DEFINITION = re.compile(r"\bDefinition/", re.IGNORECASE)
+
+
+@dataclass
+class LevelInventory:
+    """One level of a categorical column."""
+
+    value: str
+    count: int
+    description: str
+    needs_description: bool = False
+    existing_hed: str | None = None
+
+
+@dataclass
+class ColumnInventory:
+    """One events column of a task.
+
+    ``existing_hed`` is the uploaded sidecar's HED: ``dict`` level -> HED for a categorical column, one
+    string with ``#`` for a value column, ``None`` when there was none (or it was ignored).
+    """
+
+    name: str
+    kind: ColumnKind
+    description: str
+    levels: list[LevelInventory] = field(default_factory=list)
+    units: str | None = None
+    existing_hed: dict[str, str] | str | None = None
+    needs_description: bool = False
+    distinct_values: int = 0
+
+    def level(self, value: str) -> LevelInventory | None:
+        return next((lv for lv in self.levels if lv.value == value), None)
+
+
+@dataclass
+class TaskInventory:
+    """A task: the sidecar to write, its events files, its columns, and the uploaded sidecar as read.
+
+    ``original_sidecar`` is the uploaded sidecar (root one, else the first deeper one) with every key kept
+    (``Units``, ``LongName``, definition entries...), minus its HED when existing HED is ignored.
+    ``definition_keys`` names the sidecar entries holding ``Definition/`` HED.
+    """
+
+    task: str
+    sidecar_name: str
+    events_files: list[str]
+    columns: list[ColumnInventory]
+    original_sidecar: dict[str, Any] = field(default_factory=dict)
+    definition_keys: list[str] = field(default_factory=list)
+
+    def column(self, name: str) -> ColumnInventory | None:
+        return next((c for c in self.columns if c.name == name), None)
+
+
+@dataclass
+class Inventory:
+    """A dataset's HED version (``None``: none declared, use the default) and its tasks, sorted by name."""
+
+    hed_version: str | list[str] | None
+    tasks: list[TaskInventory]
+
+    def task(self, name: str) -> TaskInventory | None:
+        return next((t for t in self.tasks if t.task == name), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-serialisable data."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Inventory:
+        tasks = []
+        for t in data["tasks"]:
+            columns = [ColumnInventory(**{**c, "levels": [LevelInventory(**lv) for lv in c["levels"]]})
+                       for c in t["columns"]]
+            tasks.append(TaskInventory(**{**t, "columns": columns}))
+        return cls(hed_version=data["hed_version"], tasks=tasks)
+
+
+def entities(path: str) -> dict[str, str]:
+    """BIDS entities of a file name: ``sub-01_task-X_run-1_events.tsv`` -> ``{sub: 01, task: X, run: 1}``."""
+    stem = PurePosixPath(path).name.split(".", 1)[0]
+    found: dict[str, str] = {}
+    for part in stem.split("_")[:-1]:  # the last part is the suffix (events)
+        m = _ENTITY.match(part)
+        if m:
+            found[m.group(1)] = m.group(2)
+    return found
+
+
+def humanize(name: str) -> str:
+    """``event_type`` -> ``event type``; ``showFace`` -> ``show face``."""
+    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", str(name))
+    return re.sub(r"[\s_\-]+", " ", text).strip().lower()
+
+
+def _standard_schema_file(version: str) -> Path:
+    import hed
+
+    data_dir = Path(hed.__file__).parent / "schema" / "schema_data"
+    rest = version.rpartition(":")[2]  # the prefix ("sc:") only names the namespace
+    library, _, number = rest.rpartition("_")
+    return data_dir / (f"HED_{library}_{number}.xml" if library else f"HED{number}.xml")
+
+
+def check_hed_version(version: str | list[str]) -> None:
+    """Refuse a HEDVersion hedtools cannot load from its bundled schemas (no network at run time)."""
+    from hed.schema import load_schema_version
+
+    versions = [version] if isinstance(version, str) else list(version)
+    if not versions or not all(isinstance(v, str) and v.strip() for v in versions):
+        raise DatasetError(f"HEDVersion must be a version string or a list of them, not {version!r}",
+                           path=DESCRIPTION_FILE)
+    for v in versions:
+        is_library = ":" in v or "_" in v
+        if not _standard_schema_file(v).is_file():
+            if is_library:
+                raise DatasetError(f"library schemas are not supported: {v} (not bundled with hedtools)",
+                                   path=DESCRIPTION_FILE)
+            raise DatasetError(f"unknown HED schema version {v}", path=DESCRIPTION_FILE)
+    try:
+        load_schema_version(versions[0] if len(versions) == 1 else versions)
+    except Exception as exc:  # hedtools raises HedFileError and others for inconsistent combinations
+        raise DatasetError(f"HEDVersion {version!r} cannot be loaded: {exc}", path=DESCRIPTION_FILE) from None
+
+
+def read_hed_version(files: DatasetFiles) -> str | list[str] | None:
+    """The dataset's HEDVersion, checked; ``None`` when there is no description or no HEDVersion."""
+    if DESCRIPTION_FILE not in files.texts:
+        return None
+    description = files.json(DESCRIPTION_FILE)
+    version = description.get("HEDVersion") if isinstance(description, dict) else None
+    if version is None:
+        return None
+    check_hed_version(version)
+    if isinstance(version, list) and len(version) == 1:
+        return version[0]
+    return version
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _strip_hed(sidecar: dict[str, Any]) -> dict[str, Any]:
+    """The sidecar without any HED (definitions included): ignoring existing HED starts from nothing."""
+    stripped: dict[str, Any] = {}
+    for key, entry in sidecar.items():
+        if isinstance(entry, dict):
+            entry = {k: v for k, v in entry.items() if k != "HED"}
+            if not entry:
+                continue
+        stripped[key] = entry
+    return stripped
+
+
+def _task_sidecar(files: DatasetFiles, task: str) -> tuple[str, dict[str, Any]]:
+    """The sidecar name and content for a task, following BIDS inheritance.
+
+    A root-level sidecar names the output (with its entities, e.g. ``task-X_acq-Y_events.json``); the
+    plainest one wins when there are several. Without one, deeper sidecars lend their content and the
+    output is ``task-<label>_events.json`` at the root.
+    """
+    candidates = [p for p in files.sidecar_files() if entities(p).get("task") == task]
+    # A file at the top carrying sub-/ses- is a single uploaded subject file, not a dataset-level sidecar.
+    root = sorted((p for p in candidates if "/" not in p and not {"sub", "ses"} & set(entities(p))),
+                  key=lambda p: (len(entities(p)), p))
+    if root:
+        chosen, name = root[0], root[0]
+        if len(root) > 1:
+            logger.warning("task %s has several root sidecars %s; using %s", task, root, chosen)
+    else:
+        chosen, name = (candidates[0] if candidates else None), f"task-{task}{EVENTS_JSON_SUFFIX}"
+    content = files.json(chosen) if chosen else {}
+    if not isinstance(content, dict):
+        raise DatasetError("a sidecar must be a JSON object", path=chosen)
+    return name, content
+
+
+def _frame(files: DatasetFiles, path: str) -> pd.DataFrame:
+    # Strings throughout: "1" and "1.0" are different levels, and n/a must stay n/a.
+    return pd.read_csv(io.StringIO(files.texts[path]), sep="\t", dtype=str, keep_default_na=False,
+                       quoting=3, skip_blank_lines=True)
+
+
+def _column(name: str, summary: TabularSummary, entry: dict[str, Any], use_hed: bool) -> ColumnInventory:
+    counts = {str(v): int(c[0]) for v, c in summary.categorical_info.get(name, {}).items() if str(v) not in NA_VALUES}
+    sidecar_levels = entry.get("Levels") if isinstance(entry.get("Levels"), dict) else {}
+    hed = entry.get("HED") if use_hed else None
+    description = entry.get("Description")
+    column = ColumnInventory(name=name, kind="value", description=str(description or humanize(name)),
+                             needs_description=not description, units=entry.get("Units"),
+                             distinct_values=len(counts))
+    if name in SKIP_COLUMNS:
+        column.kind, column.needs_description = "skip", False
+        return column
+    if sidecar_levels or isinstance(hed, dict):
+        categorical = True
+    elif isinstance(entry.get("HED"), str):
+        categorical = False
+    else:
+        numeric = bool(counts) and all(_is_number(v) for v in counts)
+        categorical = bool(counts) and not numeric and len(counts) <= MAX_LEVELS
+    if not categorical:
+        column.existing_hed = hed if isinstance(hed, str) else None
+        return column
+    column.kind = "categorical"
+    hed_levels = {str(k): str(v) for k, v in hed.items()} if isinstance(hed, dict) else {}
+    column.existing_hed = hed_levels or None
+    # Declared levels first (in the sidecar's order, even if unused), then those only found in the data.
+    values = [str(v) for v in sidecar_levels] + [v for v in counts if v not in sidecar_levels]
+    values += [v for v in hed_levels if v not in values]
+    for value in values:
+        text = sidecar_levels.get(value)
+        column.levels.append(LevelInventory(
+            value=value, count=counts.get(value, 0),
+            description=str(text) if text else f"{humanize(name)}: {humanize(value)}",
+            needs_description=not text, existing_hed=hed_levels.get(value)))
+    return column
+
+
+def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_existing_hed: bool) -> TaskInventory:
+    sidecar_name, original = _task_sidecar(files, task)
+    definition_keys = [key for key, entry in original.items()
+                       if isinstance(entry, dict) and _DEFINITION.search(str(entry.get("HED", "")))]
+    if ignore_existing_hed:
+        original, definition_keys = _strip_hed(original), []
+    # No categorical_limit: a declared categorical column may have many levels and each needs its count.
+    summary = TabularSummary(skip_cols=list(SKIP_COLUMNS))
+    names: list[str] = []
+    for path in paths:
+        frame = _frame(files, path)
+        names += [str(c) for c in frame.columns if str(c) not in names]
+        summary.update(frame, name=path)
+    columns = []
+    for name in names:
+        entry = original.get(name) if isinstance(original.get(name), dict) else {}
+        columns.append(_column(name, summary, entry, use_hed=not ignore_existing_hed))
+    return TaskInventory(task=task, sidecar_name=sidecar_name, events_files=paths, columns=columns,
+                         original_sidecar=copy.deepcopy(original), definition_keys=definition_keys)
+
+
+def build_inventory(files: DatasetFiles, *, ignore_existing_hed: bool = False) -> Inventory:
+    """Inventory a dataset read by :mod:`.archive`.
+
+    With ``ignore_existing_hed`` every HED of the uploaded sidecars is dropped, definitions included,
+    so annotation starts from nothing (descriptions, ``Levels``, ``Units`` and other keys stay).
+
+    Raises:
+        DatasetError: no events files, an events file without a ``task-`` entity, an unsupported
+            HEDVersion, or a sidecar that is not a JSON object.
+    """
+    hed_version = read_hed_version(files)
+    by_task: dict[str, list[str]] = {}
+    for path in files.events_files():
+        task = entities(path).get("task")
+        if not task:
+            raise DatasetError("events file has no task entity (task-<label>) in its name", path=path)
+        by_task.setdefault(task, []).append(path)
+    if not by_task:
+        raise DatasetError("no *_events.tsv files found")
+    tasks = [_task_inventory(files, task, paths, ignore_existing_hed) for task, paths in sorted(by_task.items())]
+    logger.info("inventory: HED %s, tasks %s", hed_version, [t.task for t in tasks])
+    return Inventory(hed_version=hed_version, tasks=tasks)

@@ -1,0 +1,289 @@
+"""Build a task's ``events.json`` from its inventory and chosen HED, validate it, and export it.
+
+The sidecar starts from the uploaded one, so every key we do not handle (``Units``, ``LongName``,
+definition entries...) stays where it was. Categorical columns get ``Description``, ``Levels`` (every
+level, none dropped) and ``HED``; value columns their ``#`` template. A level or value column left
+without HED is reported in :attr:`SidecarBuild.missing`, never silently omitted.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+import logging
+import re
+import zipfile
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import IO, Any
+
+from hed.errors import ErrorContext, ErrorSeverity
+from hed.models import Sidecar, TabularInput
+from hed.tools.analysis.annotation_util import df_to_hed, hed_to_df
+
+from annotations.datasets.bids.archive import EVENTS_JSON_SUFFIX, DatasetFiles, check_member_name, is_symlink
+from annotations.datasets.bids.inventory import TaskInventory, entities
+from annotations.datasets.bids.schemas import load_schema
+
+logger = logging.getLogger(__name__)
+
+SIDECAR = "sidecar"
+"""The ``source`` of an issue found in the sidecar itself rather than in an events file."""
+Annotations = Mapping[str, Mapping[str, str] | str]
+"""Chosen HED: column -> (level -> HED) for categorical columns, column -> ``#`` template for value columns."""
+
+
+@dataclass(frozen=True)
+class MissingAnnotation:
+    """A categorical level (or, with ``level=None``, a value column) that has no HED in the sidecar."""
+
+    column: str
+    level: str | None
+
+
+@dataclass
+class SidecarBuild:
+    """A built sidecar and what it lacks."""
+
+    sidecar: dict[str, Any]
+    missing: list[MissingAnnotation] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SidecarIssue:
+    """One hedtools issue, mapped back to where it comes from.
+
+    ``source`` is :data:`SIDECAR` or an events file's path; ``column``/``level`` name the sidecar entry
+    (for an events file: the column and that row's value), ``row`` the file line (header is line 1).
+    An issue hedtools reports for a whole assembled row (e.g. a tag repeated by two columns) has no
+    column; ``related`` then lists the row's (column, level) pairs whose HED holds the offending tag
+    (level ``None`` for a value column).
+    """
+
+    source: str
+    code: str
+    message: str
+    severity: str = "error"
+    column: str | None = None
+    level: str | None = None
+    row: int | None = None
+    hed: str | None = None
+    related: tuple[tuple[str, str | None], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def build_sidecar(task: TaskInventory, annotations: Annotations, *, keep_existing_hed: bool = True) -> SidecarBuild:
+    """The ``events.json`` dict for *task* with *annotations* applied.
+
+    A level's HED comes from *annotations*, else (with *keep_existing_hed*) from the uploaded sidecar;
+    a level with neither is listed in ``missing``. Definitions and all other keys of the uploaded sidecar
+    stay where they were (*keep_existing_hed* concerns only the inventoried columns; build the inventory
+    with ``ignore_existing_hed`` to drop definitions too).
+
+    Raises:
+        ValueError: *annotations* names a column the task does not have, or gives a categorical column
+            a string or a value column a dict.
+    """
+    sidecar = copy.deepcopy(task.original_sidecar)
+    known = {c.name: c for c in task.columns}
+    for name, given in annotations.items():
+        column = known.get(name)
+        if column is None or column.kind == "skip":
+            raise ValueError(f"task {task.task} has no annotatable column {name!r}")
+        if (column.kind == "categorical") != isinstance(given, Mapping):
+            raise ValueError(f"column {name!r} is {column.kind}: give it "
+                             f"{'a mapping level -> HED' if column.kind == 'categorical' else 'one # template'}")
+    missing: list[MissingAnnotation] = []
+    for column in task.columns:
+        if column.kind == "skip":
+            continue
+        entry = sidecar.setdefault(column.name, {})
+        entry.setdefault("Description", column.description)
+        if column.units and "Units" not in entry:
+            entry["Units"] = column.units
+        given = annotations.get(column.name)
+        if column.kind == "value":
+            template = given if isinstance(given, str) and given.strip() else None
+            if template is None and keep_existing_hed and isinstance(entry.get("HED"), str):
+                template = entry["HED"]
+            if template:
+                entry["HED"] = template
+            else:
+                entry.pop("HED", None)
+                missing.append(MissingAnnotation(column.name, None))
+            continue
+        chosen: Mapping[str, str] = given if isinstance(given, Mapping) else {}
+        old_hed = entry.get("HED") if keep_existing_hed and isinstance(entry.get("HED"), dict) else {}
+        levels = dict(entry.get("Levels") or {})
+        hed: dict[str, str] = {}
+        for level in column.levels:
+            levels.setdefault(level.value, level.description)
+            text = (chosen.get(level.value) or "").strip() or (old_hed.get(level.value) or "").strip()
+            if text:
+                hed[level.value] = text
+            else:
+                missing.append(MissingAnnotation(column.name, level.value))
+        for value, text in chosen.items():  # HED for a level the data never showed: keep it, and list it
+            if value not in hed and text.strip():
+                hed[value] = text.strip()
+                levels.setdefault(value, value)
+        entry["Levels"] = levels
+        if hed:
+            entry["HED"] = hed
+        else:
+            entry.pop("HED", None)
+    if missing:
+        logger.info("sidecar %s lacks HED for %d level(s)/column(s)", task.sidecar_name, len(missing))
+    return SidecarBuild(sidecar=sidecar, missing=missing)
+
+
+def _severity(issue: dict[str, Any]) -> str:
+    return "error" if issue.get("severity", ErrorSeverity.ERROR) == ErrorSeverity.ERROR else "warning"
+
+
+def _cell(rows: list[list[str]], header: list[str], row: int | None, column: str | None) -> str | None:
+    if row is None or column not in header:
+        return None
+    index = row - 2  # hedtools counts file lines, the header being line 1
+    return rows[index][header.index(column)] if 0 <= index < len(rows) else None
+
+
+def _tsv(text: str) -> tuple[list[str], list[list[str]]]:
+    reader = [r for r in csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE) if any(r)]
+    return (reader[0], reader[1:]) if reader else ([], [])
+
+
+def validate_sidecar(
+    sidecar: dict[str, Any],
+    events: Mapping[str, str],
+    hed_version: str | list[str] | None,
+    *,
+    name: str = "events.json",
+    include_warnings: bool = False,
+) -> list[SidecarIssue]:
+    """Validate *sidecar* alone, then each events file (path -> TSV text) with it.
+
+    Events files are validated only when the sidecar itself has no errors (hedtools cannot assemble
+    rows from a broken sidecar). Issues carry the sidecar column/level, or the file, row, column and
+    that row's value, as hedtools reports them.
+    """
+    schema = load_schema(hed_version)
+    side = Sidecar(io.StringIO(json.dumps(sidecar)), name=name)
+    found: list[SidecarIssue] = []
+    for issue in side.validate(schema, name=""):
+        if _severity(issue) == "error" or include_warnings:
+            column = issue.get(ErrorContext.SIDECAR_COLUMN_NAME)
+            level = issue.get(ErrorContext.SIDECAR_KEY_NAME)
+            hed = sidecar.get(column, {}).get("HED") if isinstance(sidecar.get(column), dict) else None
+            if level is None and isinstance(hed, dict) and len(hed) == 1:
+                level = next(iter(hed))  # hedtools names the key only when a column has several
+            found.append(SidecarIssue(
+                source=SIDECAR, code=str(issue.get("code")), message=str(issue.get("message", "")).strip(),
+                severity=_severity(issue), column=column, level=level,
+                hed=_text(issue.get(ErrorContext.HED_STRING))))
+    if any(i.severity == "error" for i in found):
+        return found
+    for path, text in events.items():
+        header, rows = _tsv(text)
+        tabular = TabularInput(io.StringIO(text), sidecar=side, name=path)
+        for issue in tabular.validate(schema, name=""):
+            if _severity(issue) != "error" and not include_warnings:
+                continue
+            row = issue.get(ErrorContext.ROW)
+            row = int(row) if row is not None else None
+            column = issue.get(ErrorContext.COLUMN) or issue.get(ErrorContext.SIDECAR_COLUMN_NAME)
+            tag = issue.get("source_tag") or _quoted(str(issue.get("message", "")))
+            related = () if column else _related(sidecar, header, rows, row, tag)
+            found.append(SidecarIssue(
+                source=path, code=str(issue.get("code")), message=str(issue.get("message", "")).strip(),
+                severity=_severity(issue), column=column, level=_cell(rows, header, row, column), row=row,
+                hed=_text(issue.get(ErrorContext.HED_STRING)), related=related))
+    return found
+
+
+def _quoted(message: str) -> str | None:
+    # Row-level issues (e.g. a repeated tag) name the tag only in their message: 'Repeated tag - "X"'.
+    m = re.search(r'"\(?([^",()]+)', message)
+    return m.group(1) if m else None
+
+
+def _related(sidecar: dict[str, Any], header: list[str], rows: list[list[str]], row: int | None,
+             source_tag: object) -> tuple[tuple[str, str | None], ...]:
+    """The (column, level) pairs of a row whose HED holds *source_tag*'s base tag."""
+    if row is None or source_tag is None:
+        return ()
+    base = str(source_tag).split("/")[0].strip("() ").lower()
+    found: list[tuple[str, str | None]] = []
+    for column in header:
+        hed = sidecar.get(column, {}).get("HED") if isinstance(sidecar.get(column), dict) else None
+        value = _cell(rows, header, row, column)
+        if isinstance(hed, dict) and value in hed and base in hed[value].lower():
+            found.append((column, value))
+        elif isinstance(hed, str) and base in hed.lower():
+            found.append((column, None))
+    return tuple(found)
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def validate_task(files: DatasetFiles, task: TaskInventory, sidecar: dict[str, Any],
+                  hed_version: str | list[str] | None) -> list[SidecarIssue]:
+    """:func:`validate_sidecar` with every events file of *task*."""
+    events = {path: files.texts[path] for path in task.events_files}
+    return validate_sidecar(sidecar, events, hed_version, name=task.sidecar_name)
+
+
+def sidecar_to_spreadsheet(sidecar: dict[str, Any]) -> str:
+    """The HED of a sidecar as hedtools' 4-column TSV (column_name, column_value, description, HED)."""
+    return hed_to_df(sidecar).to_csv(sep="\t", index=False, lineterminator="\n")
+
+
+def spreadsheet_to_hed(text: str) -> dict[str, Any]:
+    """A 4-column TSV back to a sidecar-like dict (hedtools' ``df_to_hed``), e.g. after editing offline."""
+    import pandas as pd
+
+    frame = pd.read_csv(io.StringIO(text), sep="\t", dtype=str, keep_default_na=False)
+    return df_to_hed(frame, description_tag=False)
+
+
+def _replaced(path: str, tasks: set[str]) -> bool:
+    """Root sidecars of the tasks we write are replaced; deeper ones stay (BIDS inheritance)."""
+    return "/" not in path and path.endswith(EVENTS_JSON_SUFFIX) and entities(path).get("task") in tasks
+
+
+def write_dataset_zip(out: IO[bytes], sidecars: Mapping[str, dict[str, Any]], *,
+                      files: DatasetFiles | None = None, source_zip: str | IO[bytes] | None = None,
+                      source_prefix: str = "") -> None:
+    """Write a zip of the dataset with *sidecars* (root file name -> dict) in place of the old ones.
+
+    The other files come from *files* (the relevant files kept in memory) or are streamed entry by entry
+    from the original *source_zip* (recordings included; *source_prefix* is its top folder to strip, if
+    any), so memory stays bounded by one copy buffer. Root sidecars of the same tasks are replaced.
+    """
+    tasks = {entities(name).get("task") for name in sidecars} - {None}
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as target:
+        if files is not None:
+            for path in files.paths():
+                if path not in sidecars and not _replaced(path, tasks):
+                    target.writestr(path, files.texts[path])
+        if source_zip is not None:
+            with zipfile.ZipFile(source_zip) as source:
+                for info in source.infolist():
+                    member = check_member_name(info.filename)
+                    if info.is_dir() or is_symlink(info) or not member.startswith(source_prefix):
+                        continue
+                    path = member[len(source_prefix):].lstrip("/")
+                    if not path or path in sidecars or _replaced(path, tasks) or (files and path in files.texts):
+                        continue
+                    with source.open(info) as reader, target.open(path, "w", force_zip64=True) as writer:
+                        while chunk := reader.read(1024 * 1024):
+                            writer.write(chunk)
+        for name, sidecar in sidecars.items():
+            target.writestr(name, json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n")
+    logger.info("dataset zip written with %d sidecar(s)", len(sidecars))

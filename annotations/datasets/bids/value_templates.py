@@ -1,0 +1,108 @@
+"""Propose a ``#`` HED template for a value column from its name, description, units and sample values.
+
+General HED conventions only (no dataset-specific answers): files are ``Pathname/#`` (with ``Image`` or
+``Sound`` when the files are pictures or sounds), response times are a ``Delay`` of the participant's
+response, trial and block numbers are ``Experimental-trial``/``Time-block``, counts ``Item-count``, codes
+``ID``; anything else is a labelled ``Parameter-value``. Each candidate is validated with hedtools
+(placeholders allowed) against the dataset's schema; the first valid one is returned.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+from annotations.datasets.bids.inventory import humanize
+from annotations.datasets.bids.schemas import validate_hed_string
+
+logger = logging.getLogger(__name__)
+
+IMAGE_EXTENSIONS = frozenset({".bmp", ".png", ".jpg", ".jpeg", ".gif", ".tif", ".tiff", ".svg", ".webp"})
+SOUND_EXTENSIONS = frozenset({".wav", ".mp3", ".flac", ".ogg", ".aiff", ".aif"})
+VIDEO_EXTENSIONS = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".mpg", ".mpeg"})
+TIME_UNITS = frozenset({"s", "ms", "second", "seconds", "millisecond", "milliseconds", "minute", "minutes"})
+FREQUENCY_UNITS = frozenset({"hz", "khz", "hertz"})
+_FILE_WORDS = {"file", "filename", "files", "path", "pathname", "filepath", "img", "image", "picture", "wav"}
+_IMAGE_WORDS = {"image", "img", "picture", "photo", "bitmap"}
+_SOUND_WORDS = {"sound", "audio", "tone", "wav"}
+
+
+def _label(name: str) -> str:
+    """A column name as a HED label value (letters, digits, - and _)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") or "value"
+
+
+def _time_unit(units: str | None) -> str:
+    unit = (units or "").strip()
+    return unit if unit.lower() in TIME_UNITS else "s"
+
+
+def _extensions(values: Iterable[str]) -> set[str]:
+    return {PurePosixPath(v).suffix.lower() for v in values if "." in v}
+
+
+def _candidates(name: str, description: str, units: str | None, sample_values: Iterable[str]) -> list[str]:
+    words = set(humanize(name).split())
+    text = f"{humanize(name)} {description.lower()}"
+    extensions = _extensions(sample_values)
+    label = _label(name)
+    unit = (units or "").strip()
+    found: list[str] = []
+    if words & _FILE_WORDS or extensions & (IMAGE_EXTENSIONS | SOUND_EXTENSIONS | VIDEO_EXTENSIONS):
+        if extensions & IMAGE_EXTENSIONS or words & _IMAGE_WORDS:
+            found.append("(Image, Pathname/#)")
+        elif extensions & SOUND_EXTENSIONS or words & _SOUND_WORDS:
+            found.append("(Sound, Pathname/#)")
+        elif extensions & VIDEO_EXTENSIONS:
+            found.append("(Movie, Pathname/#)")
+        found.append("Pathname/#")
+    response = "rt" in words or (bool(words & {"response", "reaction"}) and bool(words & {"time", "latency"}))
+    if response or re.search(r"\b(response|reaction) (time|latency)\b", text):
+        time_unit = _time_unit(units)
+        found += [f"(Delay/# {time_unit}, (Agent-action, Participant-response))", f"Time-interval/# {time_unit}"]
+    if words & {"duration", "interval", "isi", "soa", "iti", "delay", "latency"} and unit.lower() in TIME_UNITS:
+        found += [f"Time-interval/# {unit}", "Time-interval/# s"]
+    if "lag" in words:
+        found.append("Item-interval/#")
+    if "trial" in words:
+        found.append("Experimental-trial/#")
+    if "block" in words:
+        found.append("Time-block/#")
+    if words & {"count", "number", "num", "nr", "n"} and not words & {"trial", "block"}:
+        found.append(f"(Label/{label}, Item-count/#)")
+    if words & {"frequency", "freq", "hz", "pitch"}:
+        found += [f"Frequency/# {unit}" if unit.lower() in FREQUENCY_UNITS else "Frequency/# Hz", "Frequency/#"]
+    if "age" in words:
+        found += [f"Age/# {unit}" if unit else "Age/#", "Age/#"]
+    if words & {"id", "code", "gid", "identifier", "marker", "trigger"}:
+        found.append(f"(Parameter-label/{label}, ID/#)")
+    if unit:
+        found.append(f"(Parameter-label/{label}, Parameter-value/# {unit})")
+    found.append(f"(Parameter-label/{label}, Parameter-value/#)")
+    return list(dict.fromkeys(found))
+
+
+def propose_value_template(
+    name: str,
+    *,
+    description: str = "",
+    units: str | None = None,
+    sample_values: Iterable[str] = (),
+    hed_version: str | list[str] | None = None,
+) -> str:
+    """A valid ``#`` template for value column *name* under *hed_version* (``None``: the default schema).
+
+    *sample_values* (a few of the column's values) help tell image from sound files. The result always
+    validates with placeholders allowed; the labelled ``Parameter-value/#`` fallback always does.
+    """
+    samples = [str(v) for v in sample_values][:50]
+    candidates = _candidates(name, description or "", units, samples)
+    for template in candidates:
+        if not validate_hed_string(template, hed_version, allow_placeholders=True):
+            logger.debug("template for %s: %s", name, template)
+            return template
+        logger.debug("template candidate %s for %s does not validate", template, name)
+    # Parameter-value exists in every HED 8 schema; reaching here means a strange column name.
+    return "Parameter-value/#"

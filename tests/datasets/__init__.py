@@ -1,0 +1,1 @@
+"""Tests of the dataset-project core (annotations.datasets.bids): no database needed."""

@@ -1,0 +1,173 @@
+"""Inventory of the three shared BIDS datasets, read as a folder and as a zip, against csv-computed facts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from annotations.datasets.bids.archive import DatasetError, read_folder, read_uploads, read_zip
+from annotations.datasets.bids.inventory import Inventory, build_inventory, entities
+from tests.datasets.helpers import DATA, DATASETS, expected, zip_bytes, zip_folder
+
+
+@pytest.fixture(scope="module", params=DATASETS)
+def dataset(request):
+    return request.param
+
+
+def _check(inventory: Inventory, folder) -> None:
+    want = expected(folder)
+    assert [t.task for t in inventory.tasks] == sorted(want)
+    for task in inventory.tasks:
+        info = want[task.task]
+        assert task.sidecar_name == info["sidecar_name"]
+        assert task.events_files == info["files"]
+        assert [c.name for c in task.columns] == list(info["columns"])
+        for column in task.columns:
+            kind, levels = info["columns"][column.name]
+            assert column.kind == kind, column.name
+            assert {lv.value: lv.count for lv in column.levels} == levels, column.name
+
+
+def test_folder_inventory_matches_the_files(dataset):
+    folder = DATA / dataset
+    inventory = build_inventory(read_folder(folder))
+    assert inventory.hed_version == json.loads((folder / "dataset_description.json").read_text())["HEDVersion"]
+    _check(inventory, folder)
+
+
+@pytest.mark.parametrize("top", [None, "dataset"])
+def test_zip_inventory_matches_the_files(dataset, tmp_path, top):
+    folder = DATA / dataset
+    extra = {"sub-99/eeg/sub-99_task-X_eeg.eeg" if not top else f"{top}/sub-99/eeg/sub-99_task-X_eeg.eeg": b"\0" * 64}
+    archive = zip_folder(folder, tmp_path / "ds.zip", top=top, extra=extra)
+    files = read_zip(archive)
+    assert not any(p.endswith(".eeg") for p in files.paths())
+    inventory = build_inventory(files)
+    _check(inventory, folder)
+    # Stored as JSON and read back unchanged.
+    assert Inventory.from_dict(json.loads(json.dumps(inventory.to_dict()))) == inventory
+
+
+def test_macosx_and_irrelevant_files_are_ignored():
+    tsv = b"onset\tduration\tcue\n1.0\tn/a\tleft\n"
+    files = read_zip(zip_bytes({"ds/sub-01/sub-01_task-a_events.tsv": tsv,
+                                "__MACOSX/ds/sub-01/._sub-01_task-a_events.tsv": b"\xff\xfe junk",
+                                "ds/README": b"hello", "ds/sub-01/sub-01_task-a_eeg.set": b"\x00\x01"}))
+    assert files.paths() == ["sub-01/sub-01_task-a_events.tsv"]
+
+
+def test_existing_descriptions_and_hed_are_kept():
+    inventory = build_inventory(read_folder(DATA / "eeg_ds003645s_hed_demo"))
+    task = inventory.task("FacePerception")
+    sidecar = json.loads((DATA / "eeg_ds003645s_hed_demo" / "task-FacePerception_events.json").read_text())
+    event_type = task.column("event_type")
+    assert event_type.description == sidecar["event_type"]["Description"]
+    assert event_type.existing_hed == sidecar["event_type"]["HED"]
+    show_face = event_type.level("show_face")
+    assert show_face.description == sidecar["event_type"]["Levels"]["show_face"]
+    assert not show_face.needs_description
+    assert show_face.existing_hed == sidecar["event_type"]["HED"]["show_face"]
+    assert task.column("stim_file").existing_hed == sidecar["stim_file"]["HED"]
+    assert set(task.definition_keys) == {"hed_def_sensory", "hed_def_actions", "hed_def_conds"}
+    assert task.original_sidecar == sidecar
+    assert task.column("onset").units == "s"
+
+
+def test_ignore_existing_hed_drops_all_hed_including_definitions():
+    inventory = build_inventory(read_folder(DATA / "eeg_ds003645s_hed_demo"), ignore_existing_hed=True)
+    task = inventory.task("FacePerception")
+    assert task.definition_keys == []
+    assert all(c.existing_hed is None for c in task.columns)
+    assert not any("HED" in v for v in task.original_sidecar.values() if isinstance(v, dict))
+    assert task.column("event_type").level("show_face").description.startswith("Display a face")
+
+
+def test_generated_descriptions_need_review():
+    tsv = b"onset\tduration\tevent_type\n1\tn/a\tshow_face\n2\tn/a\tn/a\n3\tn/a\tshow_face\n"
+    inventory = build_inventory(read_uploads([("sub-01_task-faces_events.tsv", tsv)]))
+    task = inventory.tasks[0]
+    assert task.sidecar_name == "task-faces_events.json"
+    column = task.column("event_type")
+    assert column.kind == "categorical"
+    assert column.needs_description and column.description == "event type"
+    assert [(lv.value, lv.count, lv.description, lv.needs_description) for lv in column.levels] == [
+        ("show_face", 2, "event type: show face", True)]
+    assert inventory.hed_version is None
+
+
+def test_root_sidecar_with_entities_names_the_output():
+    tsv = b"onset\tduration\tcue\n1\tn/a\tleft\n"
+    inventory = build_inventory(read_uploads([
+        ("ds/sub-01/func/sub-01_task-rest_acq-fast_events.tsv", tsv),
+        ("ds/task-rest_acq-fast_events.json", b'{"cue": {"Description": "The cue side."}}')]))
+    assert inventory.tasks[0].sidecar_name == "task-rest_acq-fast_events.json"
+    assert inventory.tasks[0].column("cue").description == "The cue side."
+    assert entities("sub-01_task-rest_acq-fast_events.tsv") == {"sub": "01", "task": "rest", "acq": "fast"}
+
+
+def test_column_with_thousands_of_distinct_values_is_a_value_column():
+    rows = "".join(f"{i}\tn/a\tword{i}\tA\n" for i in range(3000))
+    tsv = f"onset\tduration\tword\tgroup\n{rows}".encode()
+    task = build_inventory(read_uploads([("sub-01_task-read_events.tsv", tsv)])).tasks[0]
+    assert task.column("word").kind == "value"
+    assert task.column("word").levels == []
+    assert task.column("group").kind == "categorical"
+
+
+def test_numeric_column_is_a_value_column_unless_the_sidecar_lists_levels():
+    tsv = b"onset\tduration\tcode\trt\n1\tn/a\t11\t0.5\n2\tn/a\t12\t0.7\n"
+    plain = build_inventory(read_uploads([("sub-01_task-a_events.tsv", tsv)])).tasks[0]
+    assert plain.column("code").kind == "value"
+    assert plain.column("rt").kind == "value"
+    sidecar = b'{"code": {"Levels": {"11": "Left cue.", "12": "Right cue.", "13": "Unused."}}}'
+    declared = build_inventory(read_uploads([("sub-01_task-a_events.tsv", tsv),
+                                             ("task-a_events.json", sidecar)])).tasks[0]
+    assert declared.column("code").kind == "categorical"
+    assert [(lv.value, lv.count) for lv in declared.column("code").levels] == [("11", 1), ("12", 1), ("13", 0)]
+
+
+def test_events_file_without_task_entity_is_refused():
+    with pytest.raises(DatasetError, match=r"sub-01_events\.tsv.*task"):
+        build_inventory(read_uploads([("sub-01/sub-01_events.tsv", b"onset\tduration\n1\tn/a\n")]))
+
+
+def _with_version(version) -> list[tuple[str, bytes]]:
+    description = json.dumps({"Name": "x", "BIDSVersion": "1.8.0", "HEDVersion": version}).encode()
+    return [("dataset_description.json", description), ("sub-01_task-a_events.tsv", b"onset\tduration\n1\tn/a\n")]
+
+
+def test_library_schema_that_hedtools_cannot_load_is_refused():
+    with pytest.raises(DatasetError, match=r"library schemas are not supported: sc:score_9\.9\.9"):
+        build_inventory(read_uploads(_with_version("sc:score_9.9.9")))
+    with pytest.raises(DatasetError, match=r"library schemas are not supported: madeup_1\.0\.0"):
+        build_inventory(read_uploads(_with_version(["8.3.0", "madeup_1.0.0"])))
+
+
+def test_unknown_standard_version_is_refused():
+    with pytest.raises(DatasetError, match=r"unknown HED schema version 9\.9\.9"):
+        build_inventory(read_uploads(_with_version("9.9.9")))
+
+
+def test_standard_and_bundled_versions_are_accepted():
+    assert build_inventory(read_uploads(_with_version("8.2.0"))).hed_version == "8.2.0"
+    assert build_inventory(read_uploads(_with_version(["8.3.0", "sc:score_2.0.0"]))).hed_version == [
+        "8.3.0", "sc:score_2.0.0"]
+
+
+def test_a_subject_sidecar_at_the_top_is_not_the_dataset_sidecar():
+    tsv = b"onset\tduration\tcue\n1\tn/a\tleft\n"
+    task = build_inventory(read_uploads([("sub-01_task-a_events.tsv", tsv),
+                                         ("sub-01_task-a_events.json", b'{"cue": {"Description": "Side."}}')])).tasks[0]
+    assert task.sidecar_name == "task-a_events.json"
+    assert task.column("cue").description == "Side."
+
+
+def test_the_package_imports_no_django():
+    import subprocess
+    import sys
+
+    code = ("import sys, annotations.datasets.bids.sidecar, annotations.datasets.bids.value_templates; "
+            "sys.exit(any(m.split('.')[0] == 'django' for m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0

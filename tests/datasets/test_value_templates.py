@@ -1,0 +1,32 @@
+"""Value-column templates: general HED conventions, always valid with placeholders."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotations.datasets.bids.schemas import validate_hed_string
+from annotations.datasets.bids.value_templates import propose_value_template
+
+
+@pytest.mark.parametrize(("name", "units", "samples", "expected"), [
+    ("stim_file", None, ["f001.bmp"], "(Image, Pathname/#)"),
+    ("sound_file", None, ["beep.wav"], "(Sound, Pathname/#)"),
+    ("filename", None, ["notes.txt"], "Pathname/#"),
+    ("response_time", None, [], "(Delay/# s, (Agent-action, Participant-response))"),
+    ("rt", "ms", [], "(Delay/# ms, (Agent-action, Participant-response))"),
+    ("trial", None, [], "Experimental-trial/#"),
+    ("block", None, [], "Time-block/#"),
+    ("tone_frequency", "Hz", [], "Frequency/# Hz"),
+    ("contrast", None, [], "(Parameter-label/contrast, Parameter-value/#)"),
+])
+def test_templates_follow_general_rules_and_validate(name, units, samples, expected):
+    template = propose_value_template(name, units=units, sample_values=samples, hed_version="8.4.0")
+    assert template == expected
+    assert template.count("#") == 1
+    assert validate_hed_string(template, "8.4.0", allow_placeholders=True) == []
+
+
+def test_odd_column_names_still_give_a_valid_template():
+    template = propose_value_template("weird col (%)!", hed_version="8.2.0")
+    assert validate_hed_string(template, "8.2.0", allow_placeholders=True) == []
+    assert "#" in template
