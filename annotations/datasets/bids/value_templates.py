@@ -24,6 +24,8 @@ SOUND_EXTENSIONS = frozenset({".wav", ".mp3", ".flac", ".ogg", ".aiff", ".aif"})
 VIDEO_EXTENSIONS = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".mpg", ".mpeg"})
 TIME_UNITS = frozenset({"s", "ms", "second", "seconds", "millisecond", "milliseconds", "minute", "minutes"})
 FREQUENCY_UNITS = frozenset({"hz", "khz", "hertz"})
+MAX_SAMPLES = 50
+"""Distinct sample values tried in a candidate template."""
 _FILE_WORDS = {"file", "filename", "files", "path", "pathname", "filepath", "img", "image", "picture", "wav"}
 _IMAGE_WORDS = {"image", "img", "picture", "photo", "bitmap"}
 _SOUND_WORDS = {"sound", "audio", "tone", "wav"}
@@ -39,11 +41,19 @@ def _time_unit(units: str | None) -> str:
     return unit if unit.lower() in TIME_UNITS else "s"
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _extensions(values: Iterable[str]) -> set[str]:
     return {PurePosixPath(v).suffix.lower() for v in values if "." in v}
 
 
-def _candidates(name: str, description: str, units: str | None, sample_values: Iterable[str]) -> list[str]:
+def _candidates(name: str, description: str, units: str | None, sample_values: list[str]) -> list[str]:
     words = set(humanize(name).split())
     text = f"{humanize(name)} {description.lower()}"
     extensions = _extensions(sample_values)
@@ -78,10 +88,25 @@ def _candidates(name: str, description: str, units: str | None, sample_values: I
         found += [f"Age/# {unit}" if unit else "Age/#", "Age/#"]
     if words & {"id", "code", "gid", "identifier", "marker", "trigger"}:
         found.append(f"(Parameter-label/{label}, ID/#)")
-    if unit:
+    if unit and all(_is_number(v) for v in sample_values if v not in ("", "n/a")):
         found.append(f"(Parameter-label/{label}, Parameter-value/# {unit})")
     found.append(f"(Parameter-label/{label}, Parameter-value/#)")
     return list(dict.fromkeys(found))
+
+
+def values_not_fitting(template: str, values: Iterable[str], hed_version: str | list[str] | None) -> list[str]:
+    """The values that make *template* invalid once put in place of ``#`` (``n/a`` rows get no HED).
+
+    HED text values cannot hold commas, brackets or braces, and a unit-bearing tag needs numbers, so
+    a template can be valid on its own and still fail on the data.
+    """
+    bad = []
+    for value in dict.fromkeys(str(v) for v in values):
+        if value.strip() in ("", "n/a"):
+            continue
+        if validate_hed_string(template.replace("#", value), hed_version):
+            bad.append(value)
+    return bad
 
 
 def propose_value_template(
@@ -94,15 +119,22 @@ def propose_value_template(
 ) -> str:
     """A valid ``#`` template for value column *name* under *hed_version* (``None``: the default schema).
 
-    *sample_values* (a few of the column's values) help tell image from sound files. The result always
-    validates with placeholders allowed; the labelled ``Parameter-value/#`` fallback always does.
+    *sample_values* (a few distinct values of the column) tell image from sound files and are tried in
+    the template: the first candidate that every sample fits wins, else the one most samples fit.
+    The result always validates with placeholders allowed; check :func:`values_not_fitting` to know
+    whether the data fits it (a text column with commas fits no template at all).
     """
-    samples = [str(v) for v in sample_values][:50]
-    candidates = _candidates(name, description or "", units, samples)
-    for template in candidates:
-        if not validate_hed_string(template, hed_version, allow_placeholders=True):
+    samples = list(dict.fromkeys(str(v) for v in sample_values))[:MAX_SAMPLES]
+    best: tuple[int, str] | None = None
+    for template in _candidates(name, description or "", units, samples):
+        if validate_hed_string(template, hed_version, allow_placeholders=True):
+            logger.debug("template candidate %s for %s does not validate", template, name)
+            continue
+        misfits = len(values_not_fitting(template, samples, hed_version))
+        if misfits == 0:
             logger.debug("template for %s: %s", name, template)
             return template
-        logger.debug("template candidate %s for %s does not validate", template, name)
+        if best is None or misfits < best[0]:
+            best = (misfits, template)
     # Parameter-value exists in every HED 8 schema; reaching here means a strange column name.
-    return "Parameter-value/#"
+    return best[1] if best else "Parameter-value/#"
