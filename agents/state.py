@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from agents.schema import DEFAULT_SCHEMA_VERSION
 
-AgentName = Literal["annotation", "validation", "feedback", "evaluation", "assessment", "vision"]
+AgentName = Literal["annotation", "validation", "feedback", "evaluation", "assessment", "vision", "memory"]
 RunStatus = Literal["succeeded", "invalid", "failed", "cancelled"]
 
 MAX_DESCRIPTION_CHARS = 5000
@@ -63,8 +63,24 @@ class LLMCall:
 class Evaluation:
     is_faithful: bool
     feedback: str = ""
+    # Terms a known tag would express but the annotation leaves out.
     uncovered_terms: tuple[str, ...] = ()
     suggestions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Content words of the description that neither the lexicon nor the schema knows: nothing expresses them.
+    unknown_terms: tuple[str, ...] = ()
+    # Share (0..1) of the description's content words the checker understood and found expressed.
+    confidence: float = 1.0
+    # True when most of the description was not understood: the verdict then rests on little.
+    low_confidence: bool = False
+
+
+@dataclass(frozen=True)
+class MemoryExample:
+    """An annotation a reviewer accepted or corrected, offered to later runs of similar descriptions."""
+
+    description: str
+    annotation: str
+    source_id: str
 
 
 @dataclass(frozen=True)
@@ -83,6 +99,8 @@ class Iteration:
     issues: list[ValidationIssue] = field(default_factory=list)
     feedback: str = ""
     evaluation: Evaluation | None = None
+    # What the annotator wants a reader to know about this attempt (events split, memory reused).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> list[ValidationIssue]:
@@ -126,6 +144,14 @@ class AnnotationState:
     error: str = ""
     # Set when a later refinement failed validation: the run keeps its last valid attempt.
     selected: int | None = None
+    # Accepted annotations of similar descriptions (chosen by the caller, see agents.memory).
+    examples: list[MemoryExample] = field(default_factory=list)
+    # Source ids of the examples this run actually used (in the prompt, or reused outright).
+    examples_used: list[str] = field(default_factory=list)
+    # The separate events found in the description (one text each) when it tells of more than one.
+    events: list[str] = field(default_factory=list)
+    # Run-level messages for the reader: multi-event splits, reused annotations.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def current(self) -> Iteration | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -20,6 +20,7 @@ from agents.assessment import assess
 from agents.evaluation import evaluate
 from agents.feedback import summarise_feedback
 from agents.llm.base import ChatModel, LLMError, LLMReply, Message, constraint_of, render_messages
+from agents.memory import MAX_PROMPT_EXAMPLES, most_similar, prompt_examples, reusable_example
 from agents.offline.lexicon import get_lexicon
 from agents.schema import check_version
 from agents.state import (
@@ -28,6 +29,7 @@ from agents.state import (
     AgentStep,
     AnnotationState,
     LLMCall,
+    MemoryExample,
     WorkflowOptions,
 )
 from agents.validation import validate_annotation
@@ -141,6 +143,25 @@ class _Run:
         await self.step("vision", "Described the stimulus image", started,
                         input_summary=f"{image.mime_type}, {len(image.data)} bytes", output=text)
 
+    async def recall(self) -> None:
+        """Say which accepted annotations this run draws on, before it writes anything."""
+        state = self.state
+        if not state.examples:
+            return
+        started = time.perf_counter()
+        offered = ", ".join(e.source_id for e in state.examples)
+        if self.llm is None:
+            match = reusable_example(state)
+            used = [match.source_id] if match else []
+            action = (f"Reused the accepted annotation of {match.source_id}" if match
+                      else "No accepted annotation of this description to reuse")
+        else:
+            used = [e.source_id for e in prompt_examples(state.examples)]
+            action = f"Offered {len(used)} accepted example{'s' if len(used) != 1 else ''} to the annotator"
+        await self.step("memory", action, started, input_summary=f"similar accepted annotations: {offered}",
+                        # Reuse is told by the annotation step itself; offered examples only here.
+                        output=", ".join(used) or "none used", feedback=action + "." if self.llm and used else "")
+
     async def annotate_until_valid(self) -> bool:
         """One refinement round: annotate and validate until valid or a cap is hit."""
         opts = self.state.options
@@ -152,8 +173,13 @@ class _Run:
             feedback_in = self.state.pending_feedback
             iteration = await annotate(self.state, self.llm)
             self.state.pending_feedback = ""
-            await self.step("annotation", f"Wrote attempt {iteration.number}", started,
-                            input_summary=feedback_in or self.state.description, output=iteration.annotation)
+            action = f"Wrote attempt {iteration.number}"
+            if iteration.notes:
+                # The note's headline ("reused the accepted annotation of X"); the note itself goes to feedback.
+                headline = iteration.notes[0].split(":")[0].split(" (")[0].rstrip(".")
+                action += ": " + headline[:1].lower() + headline[1:]
+            await self.step("annotation", action, started, input_summary=feedback_in or self.state.description,
+                            output=iteration.annotation, feedback=" ".join(iteration.notes))
             started = time.perf_counter()
             parse_issues = list(iteration.issues)
             # hedtools is synchronous and slow on first use; keep the event loop (shared with
@@ -185,6 +211,7 @@ class _Run:
         await asyncio.to_thread(_load_schema_tools, opts.schema_version)
         if image is not None:
             await self.describe_image(image)
+        await self.recall()
         previous = None
         while True:
             if not await self.annotate_until_valid():
@@ -228,16 +255,24 @@ async def run_workflow(
     observer: WorkflowObserver | None = None,
     should_cancel: Callable[[], Awaitable[bool]] | None = None,
     image: StimulusImage | None = None,
+    examples: Sequence[MemoryExample] = (),
 ) -> AnnotationState:
     """Run every agent for *description* and return the final state.
 
     Raises :class:`InvalidInput` before any step when the request is unusable.
     A model that cannot be reached ends the run with status ``failed`` and a
     one-line ``error``; a cancellation ends it with status ``cancelled``.
+
+    *examples* are accepted annotations of similar descriptions (the portal's memory; pick them
+    with :func:`agents.memory.most_similar`): the most similar few go into a model's prompt, and
+    the offline annotator reuses one whose description is the same after normalisation.  Which
+    were used ends up in ``state.examples_used`` and in a ``memory`` step.
     """
     options = check_options(options or WorkflowOptions())
     text = check_description(description, has_image=image is not None)
     state = AnnotationState(description=text, options=options)
+    # The caller may send many: keep the closest few that are similar enough to teach anything.
+    state.examples = most_similar(text, list(examples), k=MAX_PROMPT_EXAMPLES)
     runner = _Run(state, llm, observer or NullObserver(), should_cancel)
     try:
         await runner.run(image)

@@ -15,17 +15,23 @@ import re
 from pathlib import Path
 
 from agents.annotation.constrained import MODES, StructuredOutput, TagForm, tag_forms
-from agents.annotation.structure import structure_of
 from agents.annotation.parse import parse_annotation
+from agents.annotation.structure import structure_of
 from agents.llm.base import ChatModel, Message, constraint_of
+from agents.memory import prompt_examples
+from agents.offline.lexicon import candidate_tags
 from agents.state import AnnotationState, ValidationIssue
 from agents.validation.hints import hint_for
-from agents.offline.lexicon import candidate_tags
 from agents.vocabulary import TagInfo, get_vocabulary
 
 _PROMPTS = Path(__file__).parent / "prompts"
 SLICE_SIZE = 40
 _DESCRIPTION_CHARS = 110
+# An accepted example's description is shown up to this length (its annotation whole, see agents.memory).
+_EXAMPLE_DESCRIPTION_CHARS = 400
+# Events listed one by one in the prompt; a longer narrative is summarised by its count.
+_MAX_LISTED_EVENTS = 12
+_EVENT_CHARS = 160
 _QUANTITY = re.compile(r"\d(?:[\d.,]*\d)?\s*-?\s*([A-Za-z]+)\b")
 # The general value tag for each kind of quantity a description may state ("200 ms", "1 kHz").
 _VALUE_TAGS = ("Time-value", "Frequency", "Distance", "Angle", "Sound-volume", "Temperature", "Weight", "Speed")
@@ -90,6 +96,31 @@ def _issue_line(issue: ValidationIssue) -> str:
     return f"- {issue.code}{where}: {message}{hint}"
 
 
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _memory_block(state: AnnotationState, structured: bool) -> str:
+    lines = []
+    for example in prompt_examples(state.examples):
+        hed = " ".join(example.annotation.split())
+        answer = json.dumps({"tags": structure_of(hed)}) if structured else hed
+        lines.append(f"Description: {_clip(example.description, _EXAMPLE_DESCRIPTION_CHARS)}\nAnswer: {answer}")
+    if not lines:
+        return ""
+    return _template("memory.txt").format(examples="\n".join(lines)).strip() + "\n\n"
+
+
+def _events_block(state: AnnotationState) -> str:
+    if len(state.events) < 2:
+        return ""
+    listed = [f"{n}. {_clip(text, _EVENT_CHARS)}" for n, text in enumerate(state.events[:_MAX_LISTED_EVENTS], 1)]
+    if len(state.events) > _MAX_LISTED_EVENTS:
+        listed.append(f"... and {len(state.events) - _MAX_LISTED_EVENTS} more, one group each.")
+    return _template("events.txt").format(count=len(state.events), events="\n".join(listed)).strip() + "\n"
+
+
 def _feedback_block(state: AnnotationState) -> str:
     previous = state.current
     if previous is None:
@@ -124,6 +155,7 @@ def build_messages(state: AnnotationState, text: str, *, structured: bool = Fals
     options = state.options
     system = system_prompt(options.schema_version, options.no_extend, structured)
     user = _template("user.txt").format(vocabulary=_slice_lines(forms, infos), description=text,
+                                        memory=_memory_block(state, structured), events=_events_block(state),
                                         feedback=_feedback_block(state))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from agents.offline.events import BOUNDARY_WORDS, IMPLICIT_TAGS, STRUCTURE_NOUNS, kind_of
 from agents.offline.lexicon import Lexicon, Match, get_lexicon
 from agents.offline.rules import FIXATION_WORDS, Composer, Group, Unit
+from agents.offline.segments import split_sentences
 from agents.offline.text import Quantity, Token, find_quantities
-from agents.offline.validity import repair
+from agents.offline.validity import Tree, parse, repair, serialize
 from agents.schema import DEFAULT_SCHEMA_VERSION
 from agents.vocabulary import Vocabulary, get_vocabulary
 
@@ -40,11 +41,18 @@ _VALUE_TAGS: dict[str, tuple[tuple[frozenset[str], str], ...]] = {
 }
 
 
+# Tags that make a sentence an event of its own (HED's Event subtree, bar the bare fallback).
+EVENT_TYPES = frozenset({"sensory-event", "agent-action", "experiment-control", "experiment-structure",
+                         "data-feature", "measurement-event"})
+
+
 @dataclass(frozen=True)
 class OfflineResult:
     annotation: str
     covered: dict[str, str]
     uncovered: tuple[str, ...]
+    # The text of each event when the description tells of several (one top-level group each).
+    events: tuple[str, ...] = ()
 
 
 def _allowed(vocab: Vocabulary, tag: str, avoid: set[str]) -> str | None:
@@ -174,6 +182,89 @@ def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bo
     return OfflineResult(annotation, covered, _uncovered(tokens, matches, units, present, structural))
 
 
+def _has_event(annotation: str) -> bool:
+    return any(isinstance(el, str) and el.lower() in EVENT_TYPES for el in parse(annotation))
+
+
+def _event_segments(lex: Lexicon, description: str, avoid: set[str],
+                    no_extend: bool) -> list[tuple[str, OfflineResult]]:
+    """One (text, annotation) per event when sentences tell of separate events, else []."""
+    sentences = split_sentences(description)
+    if len(sentences) < 2:
+        return []
+    # A narrative repeats itself ("the participant presses the button"): annotate each text once.
+    done: dict[str, OfflineResult] = {}
+
+    def annotated(text: str) -> OfflineResult:
+        if text not in done:
+            done[text] = annotate_with(lex, text, avoid, no_extend)
+        return done[text]
+
+    segments: list[list[str]] = []
+    leading: list[str] = []  # sentences before the first event belong to it
+    for sentence in sentences:
+        if _has_event(annotated(sentence).annotation):
+            segments.append([*leading, sentence])
+            leading = []
+        elif segments:
+            segments[-1].append(sentence)  # "A face appears. It is red.": still the same event
+        else:
+            leading.append(sentence)
+    if len(segments) < 2:
+        return []
+    texts = [" ".join(parts) for parts in segments]
+    return [(text, annotated(text)) for text in texts]
+
+
+def _is_temporal(el: str | Tree) -> bool:
+    return isinstance(el, list) and any(isinstance(t, str) and t.split("/")[0] in _TOP_LEVEL_VALUES for t in el)
+
+
+def _dedupe(items: Tree) -> Tree:
+    seen: set[str] = set()
+    out: Tree = []
+    for el in items:
+        key = serialize([el]).lower()
+        if key not in seen:
+            seen.add(key)
+            out.append(el)
+    return out
+
+
+def _event_group(annotation: str) -> list[str | Tree]:
+    """One event's annotation as top-level group(s): (Event-type, ...), or (Duration/x, (Event-type, ...))."""
+    tree = parse(annotation)
+    temporal = [el for el in tree if _is_temporal(el)]
+    rest = [el for el in tree if not _is_temporal(el)]
+    if len(temporal) == 1:
+        # Duration and Delay must head a top-level group: the whole event goes inside it.
+        head = [t for t in temporal[0] if isinstance(t, str) and t.split("/")[0] in _TOP_LEVEL_VALUES]
+        inner: Tree = []
+        for el in temporal[0]:
+            if el not in head:
+                inner.extend(el if isinstance(el, list) else [el])
+        return [[*head, _dedupe([*rest, *inner])]]
+    return [_dedupe(rest), *temporal] if rest else list(temporal)
+
+
+def _annotate_events(lex: Lexicon, segments: list[tuple[str, OfflineResult]], avoid: set[str],
+                     no_extend: bool) -> OfflineResult | None:
+    """The events side by side, one top-level group each; None if that cannot be made valid."""
+    groups: Tree = []
+    covered: dict[str, str] = {}
+    uncovered: list[str] = []
+    for _, result in segments:
+        groups.extend(_event_group(result.annotation))
+        for term, tag in result.covered.items():
+            covered.setdefault(term, tag)
+        uncovered.extend(w for w in result.uncovered if w not in uncovered)
+    text = serialize(_dedupe(groups))
+    annotation = repair(text, lex.vocab, avoid, no_extend)
+    if not annotation or len(parse(annotation)) < 2:
+        return None
+    return OfflineResult(annotation, covered, tuple(uncovered), tuple(t for t, _ in segments))
+
+
 def annotate_offline(
     description: str,
     *,
@@ -182,6 +273,9 @@ def annotate_offline(
     avoid: Collection[str] = (),
 ) -> OfflineResult:
     """Annotate *description* with the lexicon and the schema alone; always returns valid HED.
+
+    A description whose sentences tell of separate events gets one top-level group per event
+    (their texts in ``events``), never one blob of every tag.
 
     The annotator never extends the schema (what it cannot name stays in ``uncovered``), so
     ``no_extend`` holds by construction; it is still enforced on the final string. Tags in
@@ -192,4 +286,17 @@ def annotate_offline(
     for name in avoid:
         info = vocab.get(name)
         avoid_set.add((info.name if info else name.split("/")[0]).lower())
-    return annotate_with(get_lexicon(vocab), description, avoid_set, no_extend)
+    lex = get_lexicon(vocab)
+    segments = _event_segments(lex, description, avoid_set, no_extend)
+    if segments:
+        result = _annotate_events(lex, segments, avoid_set, no_extend)
+        if result is not None:
+            return result
+        logger.info("could not annotate %d events apart; annotating the description as one", len(segments))
+    return annotate_with(lex, description, avoid_set, no_extend)
+
+
+def find_events(description: str, *, schema_version: str = DEFAULT_SCHEMA_VERSION) -> tuple[str, ...]:
+    """The text of each event when *description* tells of several; () for one event."""
+    lex = get_lexicon(get_vocabulary(schema_version))
+    return tuple(text for text, _ in _event_segments(lex, description, set(), False))

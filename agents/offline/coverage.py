@@ -1,11 +1,20 @@
-"""Faithfulness: which terms of a description an annotation (anyone's) leaves out."""
+"""Faithfulness: which terms of a description an annotation (anyone's) leaves out.
+
+Two kinds of omission: *uncovered* terms, which the lexicon or the schema knows (a tag exists
+and the annotation lacks it), and *unknown* words, content words nobody here knows, so no tag
+the annotation holds can be vouched for them.  Both lower the confidence of the verdict.
+"""
 
 from __future__ import annotations
 
+import functools
 import re
+from dataclasses import dataclass
+from pathlib import Path
 
 from agents.offline.events import IMPLICIT_TAGS
 from agents.offline.lexicon import get_lexicon
+from agents.offline.text import Token, find_quantities
 from agents.offline.validity import flat_tags, parse
 from agents.schema import DEFAULT_SCHEMA_VERSION
 from agents.vocabulary import TagInfo, Vocabulary, get_vocabulary, name_words
@@ -65,3 +74,81 @@ def uncovered_terms(
             continue  # written out, e.g. as a Label value
         missing.append(match.term)
     return tuple(missing)
+
+
+# Endings of English adjectives and adverbs: modifiers weigh half as much as the nouns and verbs
+# that say what happened ("quickly", "colorless" matter less than "dishwasher").
+_MODIFIER_ENDINGS = ("ly", "ous", "ful", "ive", "able", "ible", "less", "ic", "ical", "ish", "al")
+_MODIFIER_WEIGHT = 0.5
+
+
+@functools.cache
+def generic_words() -> frozenset[str]:
+    """General English words that carry little event content (see generic_words.txt)."""
+    text = (Path(__file__).with_name("generic_words.txt")).read_text(encoding="utf-8")
+    return frozenset(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of a description an annotation expresses, word by word."""
+
+    uncovered: tuple[str, ...]  # known terms (a tag exists) the annotation leaves out
+    unknown: tuple[str, ...]  # content nouns and verbs nobody knows: nothing expresses them
+    unknown_modifiers: tuple[str, ...]  # unknown adjectives and adverbs (weigh half)
+    understood: float  # weight of the content words known and expressed
+    total: float  # weight of all content words
+
+    @property
+    def confidence(self) -> float:
+        return 1.0 if self.total == 0 else round(self.understood / self.total, 3)
+
+
+def _weight(token: Token) -> float:
+    return _MODIFIER_WEIGHT if token.text.endswith(_MODIFIER_ENDINGS) else 1.0
+
+
+def assess_coverage(
+    description: str, annotation: str, schema_version: str = DEFAULT_SCHEMA_VERSION
+) -> Coverage:
+    """Every content word of *description*: expressed by *annotation*, left out though known, or unknown."""
+    vocab = get_vocabulary(schema_version)
+    lex = get_lexicon(vocab)
+    present, words = _annotation_content(annotation, vocab)
+    tokens = lex.tokens(description)
+    matches = lex.match(tokens)
+    in_match = {i for m in matches for i in range(m.first, m.last + 1)}
+    # Numbers and their units are the value tags' business, judged with the tags above.
+    in_quantity = {i for q in find_quantities(description, tokens) for i in range(*q.token_span)}
+    generic = generic_words()
+    understood = total = 0.0
+    uncovered: list[str] = []
+    for match in matches:
+        tags = set(match.tags)
+        if match.negated or not tags:
+            continue  # deliberately untagged, or a common word the lexicon knows stands for no tag
+        weight = float(sum(1 for i in range(match.first, match.last + 1) if tokens[i].is_content) or 1)
+        total += weight
+        infos = [i for i in (vocab.get(t) for t in tags) if i is not None]
+        if (not tags - IMPLICIT_TAGS or any(_stands_for(t, p) for t in infos for p in present)
+                or set(match.term.split()) <= words):
+            understood += weight
+        elif match.term not in uncovered:
+            uncovered.append(match.term)
+    unknown: list[str] = []
+    modifiers: list[str] = []
+    seen: set[str] = set()
+    for token in tokens:
+        if (not token.is_content or token.index in in_match or token.index in in_quantity
+                or token.text in seen or token.text in generic or token.norm in generic):
+            continue
+        seen.add(token.text)
+        weight = _weight(token)
+        total += weight
+        if token.text in words or token.norm in words:
+            understood += weight  # written out, e.g. as a Label value
+        elif weight < 1.0:
+            modifiers.append(token.text)
+        else:
+            unknown.append(token.text)
+    return Coverage(tuple(uncovered), tuple(unknown), tuple(modifiers), understood, total)
