@@ -55,6 +55,9 @@ def session_record(session: AnnotationSession, *, full: bool = False) -> dict[st
         "interrupted": session.interrupted,
         "annotation": session.final_annotation,
         "machine_annotation": session.machine_annotation,
+        "producer": session.producer,
+        # A reviewer's correction is the final annotation: is_faithful and is_complete judged the machine's.
+        "corrected": bool(session.final_annotation) and session.final_annotation != session.machine_annotation,
         "is_valid": session.is_valid,
         "is_faithful": session.is_faithful,
         "is_complete": session.is_complete,
@@ -83,6 +86,6 @@ def session_record(session: AnnotationSession, *, full: bool = False) -> dict[st
             for r in session.reviews.all()]
         record["revisions"] = [
             {"author": v.author.get_username(), "before": v.before, "after": v.after, "is_valid": v.is_valid,
-             "issues": v.issues, "created": v.created_at.isoformat()}
+             "is_draft": v.is_draft, "issues": v.issues, "created": v.created_at.isoformat()}
             for v in session.revisions.all()]
     return record

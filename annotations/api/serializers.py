@@ -54,6 +54,9 @@ class ReviewInputSerializer(serializers.Serializer):
 class RevisionInputSerializer(serializers.Serializer):
     hed = serializers.CharField(help_text="The corrected HED annotation.", max_length=20000)
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+    draft = serializers.BooleanField(required=False, default=False,
+                                     help_text="Keep it as a draft: stored even if it does not validate, "
+                                               "never the final annotation.")
 
 
 class BidsInputSerializer(serializers.Serializer):
@@ -128,7 +131,7 @@ class RevisionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Revision
-        fields = ["id", "author", "before", "after", "is_valid", "issues", "comment", "created_at"]
+        fields = ["id", "author", "before", "after", "is_valid", "is_draft", "issues", "comment", "created_at"]
 
 
 class UsageSerializer(serializers.Serializer):
@@ -167,7 +170,7 @@ class SessionSerializer(serializers.ModelSerializer):
     class Meta:
         model = AnnotationSession
         fields = ["id", "url", "user", "description", "schema_version", "status", "status_display",
-                  "final_annotation", "machine_annotation", "corrected", "is_valid", "created_at",
+                  "final_annotation", "machine_annotation", "corrected", "producer", "is_valid", "created_at",
                   "finished_at", "iteration_count", "usage", "review_summary", "bids"]
         read_only_fields = fields
 

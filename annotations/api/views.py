@@ -177,11 +177,14 @@ class SessionRevisionsView(APIView):
     @extend_schema(request=RevisionInputSerializer, responses={201: RevisionSerializer},
                    summary="Correct the annotation (reviewers)",
                    description="Validates the correction, stores it as a revision and makes it the final "
-                               "annotation; the machine's annotation is kept.")
+                               "annotation; the machine's annotation is kept.  A correction that does not "
+                               "validate is refused (400 with its issues) unless sent as a draft, which is "
+                               "stored but never becomes the final annotation.")
     def post(self, request: Request, pk: Any) -> Response:
         session, values = _checked_input(request, pk, RevisionInputSerializer)
         with _review_errors():
-            revision = reviews.correct_annotation(session, request.user, values["hed"], comment=values["comment"])
+            revision = reviews.correct_annotation(session, request.user, values["hed"], comment=values["comment"],
+                                                  draft=values["draft"])
         return Response(RevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
 

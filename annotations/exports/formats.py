@@ -31,7 +31,7 @@ JSONL_PAGE_SIZE = 100
 
 CSV_COLUMNS = ("id", "created", "user", "description", "annotation", "corrected", "schema_version", "valid",
                "status", "iterations", "tokens", "cost_usd", "mean_rating", "reviews", "accept", "needs_fix",
-               "reject")
+               "reject", "producer")
 
 
 # A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
@@ -139,13 +139,15 @@ def csv_row(row: Mapping[str, Any]) -> list[str]:
         str(row["accept_count"]),
         str(row["needs_fix_count"]),
         str(row["reject_count"]),
+        row["producer"] or "",
     ]
     return [neutralise(c) for c in cells]
 
 
 _CSV_FIELDS = ("user__username", "description", "final_annotation", "machine_annotation", "schema_version",
                "is_valid", "status", "iteration_count", "prompt_tokens", "completion_tokens", "cost_usd",
-               "mean_rating", "review_count", "accept_count", "needs_fix_count", "reject_count")
+               "mean_rating", "review_count", "accept_count", "needs_fix_count", "reject_count",
+               "producer")
 
 
 def stream_csv(qs: QuerySet[AnnotationSession], page_size: int = CSV_PAGE_SIZE) -> Iterator[str]:

@@ -45,6 +45,9 @@ class Revision(models.Model):
     is_valid = models.BooleanField()
     issues = models.JSONField(default=list, blank=True)
     comment = models.TextField(blank=True)
+    # A draft (at most one per author and session) keeps unfinished work, valid or not; it never
+    # becomes the final annotation until it is saved for real, which turns it into a revision.
+    is_draft = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

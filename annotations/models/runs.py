@@ -44,6 +44,11 @@ class AnnotationSession(models.Model):
     is_complete = models.BooleanField(null=True)
     evaluation_feedback = models.TextField(blank=True)
     assessment_feedback = models.TextField(blank=True)
+    # Who wrote the machine annotation: the offline annotator or the chat model that answered
+    # (set when the run finishes, from its recorded calls), so a lab can tell results apart.
+    producer = models.CharField(max_length=255, blank=True)
+    # The owner asked for a review: the review queue lists such runs first until one is saved.
+    review_requested_at = models.DateTimeField(null=True, blank=True)
 
     image = models.FileField(upload_to="stimuli/%Y/%m/", blank=True)
     image_description = models.TextField(blank=True)

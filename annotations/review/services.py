@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Avg, Count, Q, QuerySet
+from django.utils import timezone
 
 from agents.state import ValidationIssue
 from annotations.errors import FieldError
@@ -53,8 +54,11 @@ class ReviewSummary:
 
     @property
     def agreement(self) -> float | None:
-        """Share of reviewers whose verdict is the most common one (1.0 = unanimous)."""
-        if not self.count:
+        """Share of reviewers whose verdict is the most common one (1.0 = unanimous).
+
+        None below two reviews: one reviewer always "agrees" with themself, which says nothing.
+        """
+        if self.count < 2:
             return None
         return max(self.accept, self.needs_fix, self.reject) / self.count
 
@@ -150,8 +154,29 @@ def submit_review(session: AnnotationSession, reviewer: Any, *, rating: Any, ver
             session=session, reviewer=reviewer,
             defaults={"rating": rating, "verdict": verdict, "comment": comment})
         recompute_summary(session)
+        # The owner's request for a review is answered.
+        AnnotationSession.objects.filter(pk=session.pk).update(review_requested_at=None)
+        session.review_requested_at = None
     logger.info("%s reviewed session %s: %s/5 %s", reviewer, session.pk, rating, verdict)
     return review, created
+
+
+def may_request_review(user: Any, session: AnnotationSession) -> bool:
+    """The owner of a finished run with an annotation may ask reviewers to look at it."""
+    return (user is not None and user.is_authenticated and session.user_id is not None
+            and session.user_id == user.pk and session.status in REVIEWABLE_STATUSES)
+
+
+def request_review(session: AnnotationSession, user: Any) -> AnnotationSession:
+    """Flag *session* for review: the queue lists requested runs first until a review is saved."""
+    if user is None or not user.is_authenticated or session.user_id != user.pk:
+        raise PermissionError("only the run's owner can ask for a review")
+    _check_reviewable(session)
+    if session.review_requested_at is None:
+        session.review_requested_at = timezone.now()
+        AnnotationSession.objects.filter(pk=session.pk).update(review_requested_at=session.review_requested_at)
+        logger.info("%s asked for a review of session %s", user, session.pk)
+    return session
 
 
 def delete_review(session: AnnotationSession, reviewer: Any) -> bool:
@@ -204,42 +229,91 @@ def issue_dict(issue: ValidationIssue) -> dict[str, str]:
             "tag": issue.tag}
 
 
-def correct_annotation(session: AnnotationSession, author: Any, hed: Any, *,
-                       comment: Any = "") -> Revision:
-    """Store *author*'s correction as a revision and make it the session's final annotation.
+class CorrectionRefused(ReviewError):
+    """A correction that does not validate: it may only be kept as a draft.  *issues* says why."""
 
-    The machine's annotation is kept untouched beside it.  A correction that does not
-    validate is stored all the same (with its issues), so a reviewer's work is never lost,
-    and the session's validity then describes the corrected text.
-    """
-    if not can_review(author):
-        raise PermissionError("only reviewers can correct annotations")
+    def __init__(self, issues: list[dict[str, str]]) -> None:
+        errors = [i for i in issues if i["severity"] == "error"]
+        first = errors[0]["message"] if errors else "it does not validate"
+        super().__init__("hed", f"The correction does not validate ({len(errors)} error"
+                                f"{'s' if len(errors) != 1 else ''}; first: {first}). Fix it, or save it "
+                                f"as a draft: a draft never becomes the final annotation.")
+        self.issues = issues
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"hed": [self.message], "issues": self.issues}
+
+
+def _clean_correction(hed: Any) -> str:
     text = " ".join(str(hed or "").split())
     if not text:
         raise ReviewError("hed", "the corrected annotation is empty")
     if len(text) > MAX_ANNOTATION_CHARS:
         raise ReviewError("hed", f"annotation is {len(text)} characters; the limit is {MAX_ANNOTATION_CHARS}")
+    return text
+
+
+def correct_annotation(session: AnnotationSession, author: Any, hed: Any, *, comment: Any = "",
+                       draft: bool = False) -> Revision:
+    """Store *author*'s correction; a valid one becomes the session's final annotation.
+
+    A correction that does not validate is refused (:class:`CorrectionRefused`, with its issues)
+    unless *draft*: a draft is kept (one per author and session, updated in place), shown as
+    such, and never touches the final annotation, so the session's validity and everything
+    exported from it always describe an annotation that validates.  Saving a correction for
+    real turns the author's draft into that revision.  The machine's annotation stays as it was.
+    """
+    if not can_review(author):
+        raise PermissionError("only reviewers can correct annotations")
+    text = _clean_correction(hed)
     comment = clean_comment(comment)
     _check_reviewable(session, "hed")
     no_extend = bool((session.options or {}).get("no_extend", False))
-    issues = check_annotation(text, session.schema_version, no_extend=no_extend)
-    is_valid = not any(i.is_error for i in issues)
+    issues = [issue_dict(i) for i in check_annotation(text, session.schema_version, no_extend=no_extend)]
+    is_valid = not any(i["severity"] == "error" for i in issues)
+    if not is_valid and not draft:
+        raise CorrectionRefused(issues)
     with transaction.atomic():
         _lock(session)
         current = AnnotationSession.objects.only("final_annotation").get(pk=session.pk).final_annotation
-        if text == current:
+        if text == current and not draft:
             raise ReviewError("hed", "the correction is the same as the current annotation")
-        revision = Revision.objects.create(session=session, author=author, before=current, after=text,
-                                           is_valid=is_valid, issues=[issue_dict(i) for i in issues],
-                                           comment=comment)
-        AnnotationSession.objects.filter(pk=session.pk).update(final_annotation=text, is_valid=is_valid)
-    session.final_annotation, session.is_valid = text, is_valid
-    logger.info("%s corrected session %s (valid=%s)", author, session.pk, is_valid)
+        fields = {"before": current, "after": text, "is_valid": is_valid, "issues": issues, "comment": comment}
+        revision = Revision.objects.filter(session=session, author=author, is_draft=True).first()
+        if revision is None:
+            revision = Revision(session=session, author=author)
+        for name, value in {**fields, "is_draft": draft}.items():
+            setattr(revision, name, value)
+        if not draft and revision.pk is not None:
+            # A draft saved for real is dated now, so the revisions stay in the order they took effect.
+            revision.created_at = timezone.now()
+        revision.save()
+        if not draft:
+            AnnotationSession.objects.filter(pk=session.pk).update(final_annotation=text, is_valid=True)
+            session.final_annotation, session.is_valid = text, True
+    logger.info("%s %s session %s (valid=%s)", author, "drafted a correction of" if draft else "corrected",
+                session.pk, is_valid)
     return revision
+
+
+def draft_of(session: AnnotationSession, author: Any) -> Revision | None:
+    """*author*'s unsaved draft correction of *session*, if any."""
+    if author is None or not getattr(author, "is_authenticated", False):
+        return None
+    return Revision.objects.filter(session=session, author=author, is_draft=True).first()
 
 
 def is_corrected(session: AnnotationSession) -> bool:
     return bool(session.final_annotation) and session.final_annotation != session.machine_annotation
+
+
+def corrected_by(session: AnnotationSession) -> Any:
+    """The author of the correction that is the final annotation, or None for the machine's."""
+    if not is_corrected(session):
+        return None
+    revision = (session.revisions.filter(is_draft=False, after=session.final_annotation)
+                .select_related("author").order_by("-created_at", "-id").first())
+    return revision.author if revision is not None else None
 
 
 # --- BIDS -----------------------------------------------------------------------------------
@@ -265,24 +339,6 @@ def assign_bids(session: AnnotationSession, user: Any, *, column: Any, level: An
     AnnotationSession.objects.filter(pk=session.pk).update(bids_column=column_text, bids_level=level_text)
     session.bids_column, session.bids_level = column_text, level_text
     return session
-
-
-# --- review queue ---------------------------------------------------------------------------
-
-
-def review_queue(qs: QuerySet[AnnotationSession]) -> QuerySet[AnnotationSession]:
-    """Finished sessions nobody has reviewed yet, oldest first."""
-    return qs.filter(status__in=REVIEWABLE_STATUSES, review_count=0).order_by("created_at", "id")
-
-
-def queue_neighbours(qs: QuerySet[AnnotationSession],
-                     session: AnnotationSession) -> tuple[AnnotationSession | None, AnnotationSession | None]:
-    """The queue's sessions just before and just after *session* by creation time."""
-    queue = review_queue(qs).exclude(pk=session.pk).only("id", "description", "created_at")
-    before = Q(created_at__lt=session.created_at) | Q(created_at=session.created_at, id__lt=session.pk)
-    previous = queue.filter(before).order_by("-created_at", "-id").first()
-    following = queue.exclude(before).order_by("created_at", "id").first()
-    return previous, following
 
 
 # --- tag suggestions for the correction editor ----------------------------------------------

@@ -9,4 +9,5 @@ urlpatterns = [
     path("sessions/<uuid:pk>/review/panel/", views.review_panel, name="review-panel"),
     path("sessions/<uuid:pk>/correct/", views.review_correct, name="review-correct"),
     path("sessions/<uuid:pk>/bids/", views.review_bids, name="review-bids"),
+    path("sessions/<uuid:pk>/request-review/", views.review_request, name="review-request"),
 ]

@@ -15,13 +15,16 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion
 from annotations.models import AnnotationSession
 from annotations.review import services as reviews
 from annotations.review.forms import BidsForm, CorrectionForm, ReviewForm
-from annotations.review.panels import PANEL_TEMPLATE, panel_context
+from annotations.review.panels import PANEL_TEMPLATE, panel_context, queue_order_of
+from annotations.review.queue import QUEUE_ORDERS, clean_order, queue_neighbours, queue_url
+from annotations.review.queue import review_queue as review_queue_of
 from annotations.selectors import visible_sessions
 
 QUEUE_PAGE_SIZE = 50
@@ -65,15 +68,32 @@ def review_panel(request: HttpRequest, pk: Any) -> HttpResponse:
     return render(request, PANEL_TEMPLATE, panel_context(request, session))
 
 
+def _go(request: HttpRequest, url: str) -> HttpResponse:
+    """Navigate to *url*: a full page load for htmx (HX-Redirect), a redirect for a plain post."""
+    if request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = url
+        return response
+    return redirect(url)
+
+
 @login_required
 @require_POST
 def review_submit(request: HttpRequest, pk: Any) -> HttpResponse:
+    """Save a review; with ``next`` go on to the next run of the queue in the reviewer's order."""
     session = _session_for(request, pk)
     if not reviews.can_review(request.user):
-        return HttpResponseForbidden("Only reviewers can review annotations.")
+        return HttpResponseForbidden("Only members of the reviewers group can review; ask an administrator.")
+    order = queue_order_of(request)
+    # Found before saving: the saved run may leave the queue, and the next is the one after it.
+    following = queue_neighbours(visible_sessions(request.user), session, order)[1] if request.POST.get(
+        "next") else None
 
     def save(data: dict[str, Any]) -> HttpResponse:
         reviews.submit_review(session, request.user, **data)
+        if request.POST.get("next"):
+            url = queue_url(following, order) or f"{reverse('annotations:review-queue')}?queue={order}&done=1"
+            return _go(request, url)
         return _panel(request, session, trigger="review-changed", review_message="Review saved.")
 
     return _panel_post(request, session, ReviewForm(request.POST), "review_form", save)
@@ -82,18 +102,44 @@ def review_submit(request: HttpRequest, pk: Any) -> HttpResponse:
 @login_required
 @require_POST
 def review_correct(request: HttpRequest, pk: Any) -> HttpResponse:
+    """Save a correction that validates, or any correction as a draft (``draft``); refuse the rest."""
     session = _session_for(request, pk)
     if not reviews.can_review(request.user):
-        return HttpResponseForbidden("Only reviewers can correct annotations.")
+        return HttpResponseForbidden("Only members of the reviewers group can correct annotations; "
+                                     "ask an administrator.")
+    draft = bool(request.POST.get("draft"))
+    form = CorrectionForm(request.POST)
 
     def save(data: dict[str, Any]) -> HttpResponse:
-        revision = reviews.correct_annotation(session, request.user, data["hed"], comment=data["comment"])
-        message = "Correction saved." if revision.is_valid else \
-            "Correction saved, but it does not validate; see the issues below."
-        return _panel(request, session, trigger="annotation-corrected", correction_message=message,
+        try:
+            revision = reviews.correct_annotation(session, request.user, data["hed"], comment=data["comment"],
+                                                  draft=draft)
+        except reviews.CorrectionRefused as exc:
+            # Shown beside the editor with the issues, so the reviewer can fix it or keep it as a draft.
+            _fail(form, exc)
+            return _panel(request, session, status=400, correction_form=form, refused_issues=exc.issues)
+        if revision.is_draft:
+            message = "Draft saved; it does not change the annotation until you save it as a correction." + (
+                "" if revision.is_valid else " It does not validate yet.")
+            return _panel(request, session, correction_message=message)
+        return _panel(request, session, trigger="annotation-corrected", correction_message="Correction saved.",
                       oob_annotation=True)
 
-    return _panel_post(request, session, CorrectionForm(request.POST), "correction_form", save)
+    return _panel_post(request, session, form, "correction_form", save)
+
+
+@login_required
+@require_POST
+def review_request(request: HttpRequest, pk: Any) -> HttpResponse:
+    """The owner asks reviewers to look at their finished run."""
+    session = _session_for(request, pk)
+    try:
+        reviews.request_review(session, request.user)
+    except PermissionError as exc:
+        return HttpResponseForbidden(str(exc))
+    except reviews.ReviewError as exc:
+        return HttpResponse(exc.message, status=400)
+    return _panel(request, session, request_message="Review requested: it is now at the top of the queue.")
 
 
 @login_required
@@ -144,7 +190,11 @@ def _is_uuid(value: str) -> bool:
 @require_GET
 def review_queue(request: HttpRequest) -> HttpResponse:
     if not reviews.can_review(request.user):
-        return HttpResponseForbidden("The review queue is for reviewers.")
-    queue = reviews.review_queue(visible_sessions(request.user)).select_related("user")
+        return HttpResponseForbidden("The review queue is for members of the reviewers group; "
+                                     "ask an administrator.")
+    order = clean_order(request.GET.get("queue"))
+    queue = review_queue_of(visible_sessions(request.user), order).select_related("user")
     page = Paginator(queue, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "annotations/review/queue.html", {"page": page, "sessions": page.object_list})
+    return render(request, "annotations/review/queue.html", {
+        "page": page, "sessions": page.object_list, "order": order, "orders": QUEUE_ORDERS,
+        "done": bool(request.GET.get("done"))})

@@ -18,6 +18,7 @@ from agents.workflow import StimulusImage, run_workflow
 from annotations.llm.client import chat_model_for
 from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
 from annotations.runs.images import sniff_image_type
+from annotations.runs.producer import producer_of
 from annotations.runs.recorder import SessionRecorder, broadcast
 
 logger = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ def finish(session_id: Any, state: AnnotationState) -> AnnotationSession:
     session.evaluation_feedback = state.evaluation.feedback if state.evaluation else ""
     session.assessment_feedback = state.assessment.feedback if state.assessment else ""
     session.iteration_count = len(state.iterations)
+    session.producer = producer_of(session_id) if state.annotation else ""
     session.finished_at = timezone.now()
     session.save()
     return session

@@ -1,4 +1,4 @@
-"""HED display helpers: annotations with each tag's schema description on hover."""
+"""HED display helpers: annotations with each tag's schema description on hover or tap, as a tree."""
 
 from __future__ import annotations
 
@@ -48,6 +48,44 @@ def render_hed(hed: str, version: str) -> SafeString:
         out.append(f'{escape(lead)}<span class="{css}"{title}>{escape(tag)}</span>{escape(trail)}')
     # Every piece above is escaped, so the joined string is safe.
     return mark_safe("".join(out))
+
+
+def _tree_tag(tag: str, version: str) -> str:
+    description = tag_description(tag, version)
+    if not description:
+        return f'<span class="hed-node hed-node--unknown">{escape(tag)}</span>'
+    # <details> opens on a tap, a click or Enter, so the description needs no hover (phones have none);
+    # the title still shows it on hover for a mouse.
+    return (f'<details class="hed-tip"><summary class="hed-node" title="{escape(description)}">{escape(tag)}'
+            f'</summary><p class="hed-tip__text">{escape(description)}</p></details>')
+
+
+def _tree_items(nodes: list[Any], version: str) -> str:
+    items = []
+    for node in nodes:
+        if isinstance(node, list):
+            items.append('<li class="hed-tree__group"><span class="hed-punct" aria-hidden="true">(</span>'
+                         f'<ul role="group">{_tree_items(node, version)}</ul>'
+                         '<span class="hed-punct" aria-hidden="true">)</span></li>')
+        else:
+            items.append(f"<li>{_tree_tag(str(node), version)}</li>")
+    return "".join(items)
+
+
+def render_hed_tree(hed: str, version: str) -> SafeString:
+    """*hed* as nested lists, one per parenthesised group, from the project's group parser."""
+    from agents.hedstring import parse_groups
+
+    # Every tag is escaped in _tree_tag, so the markup is safe.
+    return mark_safe(f'<ul class="hed-tree">{_tree_items(parse_groups(hed or ""), version)}</ul>')
+
+
+@register.filter(name="hed_tree")
+def hed_tree_filter(hed: str, version: Any = "") -> SafeString:
+    """``{{ annotation|hed_tree:session.schema_version }}``: the groups indented, descriptions on tap."""
+    from agents.schema import DEFAULT_SCHEMA_VERSION
+
+    return render_hed_tree(str(hed or ""), str(version or DEFAULT_SCHEMA_VERSION))
 
 
 @register.filter(name="hed")

@@ -6,9 +6,10 @@ from typing import Any
 
 from django import template
 
+from annotations.review.diff import tag_diff
 from annotations.review.panels import panel_context
 from annotations.review.services import can_review as allowed
-from annotations.review.services import summary_of
+from annotations.review.services import corrected_by, is_corrected, summary_of
 
 register = template.Library()
 
@@ -38,3 +39,18 @@ def percent(value: float | None) -> str:
 @register.filter
 def can_review(user: Any) -> bool:
     return allowed(user)
+
+
+@register.simple_tag
+def annotation_origin(session: Any) -> dict[str, Any]:
+    """``{% annotation_origin session as origin %}``: whether a reviewer's correction is the final
+    annotation (``origin.corrected``) and who wrote it (``origin.corrector``)."""
+    corrected = is_corrected(session)
+    author = corrected_by(session) if corrected else None
+    return {"corrected": corrected, "corrector": author.get_username() if author is not None else ""}
+
+
+@register.simple_tag
+def hed_diff(before: str, after: str) -> list[Any]:
+    """``{% hed_diff v.before v.after as parts %}``: tag tokens, each same, added or removed."""
+    return tag_diff(str(before or ""), str(after or ""))

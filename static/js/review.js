@@ -1,4 +1,5 @@
-/* Review helpers: keyboard moves through the review queue, tag suggestions in the correction editor.
+/* Review helpers: keyboard review (1-5, a/n/r, Enter = save & next), moves through the review queue,
+   tag suggestions in the correction editor.
    Loaded by the review panel (re-inserted on every swap) and the queue page, so it installs once. */
 (function () {
   "use strict";
@@ -7,9 +8,38 @@
 
   var TOKEN_BREAK = /[,()]/;
 
+  // Only fields that take text swallow keys: a focused radio or button leaves the shortcuts on.
+  var NOT_TEXT = /^(radio|checkbox|button|submit|reset|range|color|file|image)$/;
   function typing(target) {
     if (!target || !target.closest) return false;
-    return !!target.closest("input, textarea, select, [contenteditable]");
+    var field = target.closest("input, textarea, select, [contenteditable]");
+    if (!field) return false;
+    return !(field.tagName === "INPUT" && NOT_TEXT.test(field.type));
+  }
+
+  var VERDICT_KEYS = { a: "accept", n: "needs-fix", r: "reject" };
+
+  // Run page: 1-5 rate, a/n/r judge, Enter saves and opens the next run of the queue.
+  function reviewKey(evt) {
+    var form = document.getElementById("review-form");
+    if (!form) return false;
+    var key = evt.key, input = null;
+    if (/^[1-5]$/.test(key)) {
+      input = form.querySelector("input[name=rating][value='" + key + "']");
+    } else if (VERDICT_KEYS[key]) {
+      input = form.querySelector("input[name=verdict][value='" + VERDICT_KEYS[key] + "']");
+    } else if (key === "Enter" && !evt.shiftKey) {
+      // Enter on a link, button or disclosure keeps its own meaning.
+      if (evt.target.closest && evt.target.closest("a, button, summary")) return false;
+      var button = document.getElementById("review-save-next");
+      if (!button) return false;
+      button.click();  // a click, so htmx sends the button's name ("next") with the form
+      return true;
+    }
+    if (!input) return false;
+    input.checked = true;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+    return true;
   }
 
   // The tag under the caret: from after the previous comma/parenthesis to before the next one.
@@ -89,6 +119,10 @@
       } else {
         return;
       }
+      evt.preventDefault();
+      return;
+    }
+    if (reviewKey(evt)) {
       evt.preventDefault();
       return;
     }

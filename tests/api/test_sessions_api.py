@@ -151,7 +151,7 @@ def test_detail_has_iterations_issues_steps_usage_and_reviews(api, user, reviewe
     assert body["steps"][0]["agent"] == "annotation"
     assert set(body["usage"]) == {"llm_calls", "prompt_tokens", "completion_tokens", "cost_usd"}
     assert (body["reviews"][0]["reviewer"], body["reviews"][0]["rating"]) == ("rev", 4)
-    assert body["review_summary"]["mean_rating"] == 4.0 and body["review_summary"]["agreement"] == 1.0
+    assert body["review_summary"]["mean_rating"] == 4.0 and body["review_summary"]["agreement"] is None
 
 
 def test_another_users_session_is_404(api, user, other_user, reviewer, staff):

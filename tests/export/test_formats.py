@@ -90,7 +90,7 @@ def test_jsonl_has_the_full_record(user, reviewer):
     assert record["reviews"][0]["comment"] == "spot on"
     assert record["revisions"][0]["before"] == VALID_HED
     assert record["annotation"].endswith("Red)") and record["machine_annotation"] == VALID_HED
-    assert record["review_summary"]["agreement"] == 1.0
+    assert record["review_summary"]["agreement"] is None  # one review: agreement says nothing yet
     assert record["bids"] == {"column": "event_type", "level": "show_face"}
 
 

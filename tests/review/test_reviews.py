@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from annotations.models import AnnotationSession, Review, Revision, SessionStatus
 from annotations.review import services as reviews
+from annotations.review.queue import queue_neighbours, review_queue
 from tests.review.factories import INVALID_HED, OTHER_VALID_HED, VALID_HED, make_session
 
 pytestmark = pytest.mark.django_db
@@ -99,20 +100,21 @@ def test_correction_is_a_revision_and_the_final_annotation(user, reviewer):
     assert revision.created_at is not None
 
 
-def test_invalid_correction_is_kept_with_its_issues(user, reviewer):
+def test_invalid_correction_is_refused_with_its_issues(user, reviewer):
     session = make_session(user)
-    revision = reviews.correct_annotation(session, reviewer, INVALID_HED)
-    assert revision.is_valid is False
-    assert any(i["code"] == "TAG_INVALID" and i["severity"] == "error" for i in revision.issues)
+    with pytest.raises(reviews.CorrectionRefused) as info:
+        reviews.correct_annotation(session, reviewer, INVALID_HED)
+    assert info.value.field == "hed"
+    assert any(i["code"] == "TAG_INVALID" and i["severity"] == "error" for i in info.value.issues)
+    assert not Revision.objects.exists()
     stored = AnnotationSession.objects.get(pk=session.pk)
-    assert stored.final_annotation == INVALID_HED and stored.is_valid is False
-    assert stored.machine_annotation == VALID_HED
+    assert (stored.final_annotation, stored.is_valid) == (VALID_HED, True)
 
 
 def test_correction_chain_records_each_before(user, reviewer):
     session = make_session(user)
     reviews.correct_annotation(session, reviewer, OTHER_VALID_HED)
-    reviews.correct_annotation(session, reviewer, INVALID_HED)
+    reviews.correct_annotation(session, reviewer, VALID_HED + ", Red")
     befores = list(Revision.objects.filter(session=session).order_by("created_at", "id").values_list(
         "before", flat=True))
     assert befores == [VALID_HED, OTHER_VALID_HED]
@@ -167,10 +169,10 @@ def test_queue_has_unreviewed_finished_sessions_oldest_first(user, reviewer):
         AnnotationSession.objects.filter(pk=session.pk).update(created_at=now - dt.timedelta(minutes=age))
     reviews.submit_review(reviewed, reviewer, rating=3, verdict="accept")
 
-    queue = reviews.review_queue(AnnotationSession.objects.all())
+    queue = review_queue(AnnotationSession.objects.all(), "oldest")
     assert [s.description for s in queue] == ["oldest", "middle", "newest"]
     middle.refresh_from_db()
-    previous, following = reviews.queue_neighbours(AnnotationSession.objects.all(), middle)
+    previous, following = queue_neighbours(AnnotationSession.objects.all(), middle, "oldest")
     assert (previous.description, following.description) == ("oldest", "newest")
 
 

@@ -141,8 +141,8 @@ def test_review_queue_for_reviewers_only_oldest_first(client, user, reviewer):
     assert "review.js" in html
 
     # On the older run's page the panel links to the next run in the queue.
-    panel = client.get(old.get_absolute_url()).content.decode()
-    assert f'href="{young.get_absolute_url()}" rel="next" data-review-next' in panel
+    panel = client.get(old.get_absolute_url() + "?queue=oldest").content.decode()
+    assert f'href="{young.get_absolute_url()}?queue=oldest" rel="next" data-review-next' in panel
 
 
 def test_panel_fragment_for_refreshing(client, user, other_user):
