@@ -86,7 +86,8 @@ async def evaluate(state: AnnotationState, llm: ChatModel | None) -> Evaluation:
     evaluation = _offline(state)
     if llm is not None:
         prompt = _prompt().format(description=state.description, annotation=current.annotation,
-                                  uncovered=", ".join(evaluation.uncovered_terms) or "none")
+                                  uncovered=", ".join(evaluation.uncovered_terms) or "none",
+                                  unknown=", ".join(evaluation.unknown_terms) or "none")
         reply = await llm.complete("evaluation", [{"role": "user", "content": prompt}])
         verdict = _parse_verdict(reply.text)
         if verdict is None:

@@ -8,8 +8,9 @@ import pytest
 
 from agents.evaluation import evaluate
 from agents.offline import assess_coverage
-from agents.state import AnnotationState, Evaluation, Iteration
+from agents.state import AnnotationState, Evaluation, Iteration, WorkflowOptions
 from agents.workflow import run_workflow
+from tests.support.llm import ScriptedLLM
 
 # Invented for these tests: strings of words that describe no experiment event.
 NONSENSE = [
@@ -99,3 +100,14 @@ def test_function_words_and_generic_words_do_not_count() -> None:
 def test_label_text_covers_an_unknown_word() -> None:
     coverage = assess_coverage("A zorble appears", "Sensory-event, Label/Zorble")
     assert "zorble" not in coverage.unknown and coverage.confidence == 1.0
+
+
+async def test_a_model_judge_sees_the_unknown_words_and_the_confidence_stays() -> None:
+    llm = ScriptedLLM({"annotation": ["Sensory-event, (Animal, Purple), Gustatory-presentation, Loud"],
+                       "evaluation": ['{"faithful": false, "feedback": "The dishwasher is missing."}']})
+    state = await run_workflow("purple monkey dishwasher gravity tastes loud",
+                               WorkflowOptions(max_total_iterations=1), llm=llm)
+    prompt = str(llm.calls_for("evaluation")[0][0]["content"])
+    assert "dishwasher" in prompt and "gravity" in prompt
+    assert state.evaluation is not None and state.evaluation.feedback == "The dishwasher is missing."
+    assert state.evaluation.confidence < 0.8 and "dishwasher" in state.evaluation.unknown_terms
