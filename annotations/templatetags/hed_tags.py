@@ -64,7 +64,10 @@ def _tree_items(nodes: list[Any], version: str) -> str:
     items = []
     for node in nodes:
         if isinstance(node, list):
-            items.append('<li class="hed-tree__group"><span class="hed-punct" aria-hidden="true">(</span>'
+            # A group of plain tags reads best on one line; one holding groups opens into an indented block.
+            shape = "nested" if any(isinstance(n, list) for n in node) else "flat"
+            items.append(f'<li class="hed-tree__group hed-tree__group--{shape}">'
+                         '<span class="hed-punct" aria-hidden="true">(</span>'
                          f'<ul role="group">{_tree_items(node, version)}</ul>'
                          '<span class="hed-punct" aria-hidden="true">)</span></li>')
         else:

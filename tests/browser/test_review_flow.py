@@ -83,12 +83,13 @@ def test_review_queue_by_keyboard(page, live_url, login, user, reviewer) -> None
     page.keyboard.press("k")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Enter")
-    expect(page).to_have_url(f"{live_url}/sessions/{second.pk}/")
+    # The queue's order (the default: requested first, then oldest) travels with the reviewer.
+    expect(page).to_have_url(f"{live_url}/sessions/{second.pk}/?queue=requested")
 
     # On a run, k / j step to the previous / next run waiting for review (once review.js is in).
     page.wait_for_function("window.heditReview === true")
     page.keyboard.press("k")
-    expect(page).to_have_url(f"{live_url}/sessions/{first.pk}/")
+    expect(page).to_have_url(f"{live_url}/sessions/{first.pk}/?queue=requested")
     page.wait_for_function("window.heditReview === true")
     page.keyboard.press("j")
-    expect(page).to_have_url(f"{live_url}/sessions/{second.pk}/")
+    expect(page).to_have_url(f"{live_url}/sessions/{second.pk}/?queue=requested")
