@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
@@ -117,6 +118,8 @@ def review_correct(request: HttpRequest, pk: Any) -> HttpResponse:
         except reviews.CorrectionRefused as exc:
             # Shown beside the editor with the issues, so the reviewer can fix it or keep it as a draft.
             _fail(form, exc)
+            if not request.htmx:
+                messages.error(request, exc.message)
             return _panel(request, session, status=400, correction_form=form, refused_issues=exc.issues)
         if revision.is_draft:
             message = "Draft saved; it does not change the annotation until you save it as a correction." + (

@@ -51,6 +51,14 @@ def test_invalid_correction_is_refused_with_its_issues(client, user, reviewer):
     assert (stored.final_annotation, stored.is_valid) == (VALID_HED, True)
 
 
+def test_refusal_without_htmx_is_a_message_on_the_run_page(client, user, reviewer):
+    session = make_session(user)
+    response = login(client, reviewer).post(reverse("annotations:review-correct", args=[session.pk]),
+                                            {"hed": BROKEN}, follow=True)
+    assert "does not validate" in response.content.decode()
+    assert AnnotationSession.objects.get(pk=session.pk).final_annotation == VALID_HED
+
+
 def test_save_as_draft_then_edit_and_save_for_real(client, user, reviewer):
     session = make_session(user)
     login(client, reviewer)
