@@ -15,6 +15,8 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
+# Local development: DEBUG on unless DJANGO_DEBUG says otherwise (the settings default to off).
+run: export DJANGO_DEBUG ?= true
 run: setup
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py bootstrap_local
@@ -35,5 +37,6 @@ evaluate: setup
 	$(PY) manage.py evaluate ../shared/data/hed_gold_dev.csv --out pred.csv
 	$(PY) ../shared/eval/score_hed.py ../shared/data/hed_gold_dev.csv pred.csv
 
+# var/ is kept: it holds this install's generated secret key and key encryption key.
 clean:
-	rm -rf $(VENV) var staticfiles
+	rm -rf $(VENV) staticfiles

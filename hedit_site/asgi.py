@@ -9,17 +9,22 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402 - needs Django set up first
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from annotations.routing import websocket_urlpatterns  # noqa: E402
 from annotations.runs.runtime import LoopCapturingApp  # noqa: E402
 from annotations.startup import on_server_start  # noqa: E402
+from hedit_site.request_limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
+from hedit_site.ws_origin import SameOriginValidator  # noqa: E402
+
+# Daphne receives a whole body before the application sees it: refuse oversized ones as they arrive.
+limit_daphne_bodies()
 
 on_server_start()
 
 application = LoopCapturingApp(ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "http": BodyLimitMiddleware(django_asgi_app),
+        # Same origin by scheme, host and port (Channels' own validator checks the host only).
+        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 ))

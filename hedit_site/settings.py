@@ -12,6 +12,9 @@ import tempfile
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from hedit_site import install_secrets
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -27,14 +30,16 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        from django.core.exceptions import ImproperlyConfigured
-
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
-    SECRET_KEY = "local-development-only-not-secret"
+# Off unless asked for: `make run` asks for it on the developer's own machine.
+DEBUG = env_bool("DJANGO_DEBUG", False)
+# Per-install secrets (made on first start, mode 0600) live here unless the environment gives them.
+HEDIT_STATE_DIR = Path(os.environ.get("HEDIT_STATE_DIR") or BASE_DIR / "var")
+try:
+    SECRET_KEY = install_secrets.secret_key(os.environ, HEDIT_STATE_DIR)
+    # Users' stored API keys: the first key encrypts, every key decrypts (rotation).
+    HEDIT_KEY_ENCRYPTION_KEYS = install_secrets.key_encryption_keys(os.environ, HEDIT_STATE_DIR)
+except install_secrets.InstallSecretError as exc:
+    raise ImproperlyConfigured(f"{exc} (DJANGO_SECRET_KEY, HEDIT_KEY_ENCRYPTION_KEYS or HEDIT_STATE_DIR)") from exc
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", "")
@@ -55,6 +60,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "axes",
     "annotations",
 ]
 
@@ -68,6 +74,13 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it answers for locked-out logins.
+    "axes.middleware.AxesMiddleware",
+]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # refuses logins while locked out; first, as axes asks
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "hedit_site.urls"
@@ -162,6 +175,12 @@ TASKS = {
         if HEDIT_TASK_BACKEND == "thread" else {},
     }
 }
+# A worker renews its run's lease every third of HEDIT_RUN_LEASE_SECONDS; a lapsed lease means the
+# worker died, and `hedit_worker` (checking every HEDIT_RUN_SWEEP_SECONDS) queues the run again, at
+# most HEDIT_RUN_MAX_ATTEMPTS starts in all, then fails it with the reason.
+HEDIT_RUN_LEASE_SECONDS = float(os.environ.get("HEDIT_RUN_LEASE_SECONDS", "60"))
+HEDIT_RUN_SWEEP_SECONDS = float(os.environ.get("HEDIT_RUN_SWEEP_SECONDS", "15"))
+HEDIT_RUN_MAX_ATTEMPTS = int(os.environ.get("HEDIT_RUN_MAX_ATTEMPTS", "3"))
 
 # Language models: unset base URL means the offline annotator.
 HEDIT_LLM = {
@@ -174,6 +193,10 @@ HEDIT_LLM = {
     "MAX_RETRIES": int(os.environ.get("HEDIT_LLM_MAX_RETRIES", "3")),
     "CACHE_TTL": int(os.environ.get("HEDIT_LLM_CACHE_TTL", str(7 * 24 * 3600))),
 }
+# Internal hosts users' own endpoints may reach anyway (names, .suffixes, addresses, CIDR networks).
+HEDIT_LLM_ALLOWED_HOSTS = env_list("HEDIT_LLM_ALLOWED_HOSTS", "")
+# Models a user may pick to run on the server's key; empty: only the server's configured models.
+HEDIT_LLM_SERVER_MODELS = env_list("HEDIT_LLM_SERVER_MODELS", "")
 _constraint = HEDIT_LLM["CONSTRAINT"].strip().lower().replace("-", "_")
 if _constraint not in {"none", "json_schema", "llama_cpp", "llamacpp", "auto"}:
     from django.core.exceptions import ImproperlyConfigured
@@ -181,7 +204,9 @@ if _constraint not in {"none", "json_schema", "llama_cpp", "llamacpp", "auto"}:
     # Fail at start-up, not on the first page that shows the server's LLM configuration.
     raise ImproperlyConfigured("HEDIT_LLM_CONSTRAINT must be none, json_schema, llama_cpp or auto")
 HEDIT_DEFAULT_SCHEMA = os.environ.get("HEDIT_DEFAULT_SCHEMA", "8.4.0")
-HEDIT_KEY_ENCRYPTION_SECRET = os.environ.get("HEDIT_KEY_ENCRYPTION_SECRET", SECRET_KEY)
+# Before HEDIT_KEY_ENCRYPTION_KEYS, stored keys were encrypted with a key derived from this secret
+# (by default the Django secret key). Set it only to read such keys; `manage.py rotate_llm_keys` re-encrypts.
+HEDIT_KEY_ENCRYPTION_SECRET = os.environ.get("HEDIT_KEY_ENCRYPTION_SECRET", "")
 HEDIT_MAX_IMAGE_BYTES = int(os.environ.get("HEDIT_MAX_IMAGE_BYTES", str(5 * 1024 * 1024)))
 
 REST_FRAMEWORK = {
@@ -193,7 +218,13 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_THROTTLE_RATES": {"session_create": os.environ.get("HEDIT_API_CREATE_RATE", "60/hour")},
+    "DEFAULT_THROTTLE_RATES": {"validate": os.environ.get("HEDIT_VALIDATE_RATE", "60/minute")},
+    # JSON nested deeper than HEDIT_MAX_JSON_DEPTH is a 400, not a RecursionError.
+    "DEFAULT_PARSER_CLASSES": [
+        "annotations.api.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "HEDit Portal API",
@@ -212,3 +243,62 @@ LOGGING = {
         "annotations": {"level": os.environ.get("HEDIT_LOG_LEVEL", "WARNING")},
     },
 }
+
+# --- Hardening: limits, quotas, HTTPS, content security policy, login lock-out ------------------------
+
+# Every way a run starts (form, re-run, API, dataset jobs) counts against one per-user quota.
+HEDIT_RUN_RATE = os.environ.get("HEDIT_RUN_RATE") or os.environ.get("HEDIT_API_CREATE_RATE") or "60/hour"
+# Validating a HED string: per user, on the page and through the API (same rate, separate counts).
+HEDIT_VALIDATE_RATE = REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["validate"]
+HEDIT_MAX_JSON_DEPTH = int(os.environ.get("HEDIT_MAX_JSON_DEPTH", "32"))
+
+# Request bodies: refused from the Content-Length (or as they stream in) before they are read.
+HEDIT_MAX_REQUEST_BYTES = int(os.environ.get("HEDIT_MAX_REQUEST_BYTES", str(HEDIT_MAX_IMAGE_BYTES + 1024 * 1024)))
+# Paths that take archives (dataset uploads) get a larger cap of their own.
+HEDIT_UPLOAD_PATHS = env_list("HEDIT_UPLOAD_PATHS", "/datasets/,/api/datasets/")
+HEDIT_MAX_UPLOAD_BYTES = int(os.environ.get("HEDIT_MAX_UPLOAD_BYTES", str(64 * 1024 * 1024)))
+# Form and JSON bodies held in memory; uploaded files past FILE_UPLOAD_MAX_MEMORY_SIZE go to disk.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("HEDIT_MAX_FORM_BYTES", str(1024 * 1024)))
+FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+
+# HTTPS: behind a TLS proxy run daphne with --proxy-headers so requests know they came over HTTPS.
+HEDIT_HTTPS = env_bool("HEDIT_HTTPS", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+if HEDIT_HTTPS:
+    SECURE_SSL_REDIRECT = env_bool("HEDIT_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = int(os.environ.get("HEDIT_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HEDIT_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("HEDIT_HSTS_PRELOAD", True)
+
+# Content Security Policy (django-csp): scripts and styles from this site only, no inline code.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+
+# Login lock-out (django-axes): after HEDIT_LOGIN_FAILURE_LIMIT wrong passwords for one user name from
+# one address, that pair is refused for HEDIT_LOGIN_COOLOFF_MINUTES (a success before then resets it).
+AXES_FAILURE_LIMIT = int(os.environ.get("HEDIT_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = float(os.environ.get("HEDIT_LOGIN_COOLOFF_MINUTES", "15")) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# The socket's peer address only (daphne --proxy-headers puts a trusted proxy's client there):
+# X-Forwarded-For from the client itself would let it pick a fresh address for every try.
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
+AXES_VERBOSE = False

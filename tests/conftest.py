@@ -18,6 +18,14 @@ def _close_worker_thread_connections():
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Rate limits count in the cache, keyed by user id; ids repeat across tests, so each starts clean."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user("ann", password="pw-ann-12345")

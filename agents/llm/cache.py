@@ -28,10 +28,11 @@ class ResponseCache(Protocol):
     async def put(self, key: str, response: CachedResponse) -> None: ...
 
 
-def request_key(endpoint: str, params: dict[str, Any]) -> str:
-    """A stable digest of everything that decides the answer: endpoint, model, messages, parameters."""
-    blob = json.dumps({"endpoint": endpoint.rstrip("/"), **params}, sort_keys=True, ensure_ascii=False,
-                      default=str)
+def request_key(endpoint: str, params: dict[str, Any], scope: str = "server") -> str:
+    """A stable digest of everything that decides the answer: endpoint, model, messages, parameters,
+    and whose cache it is (*scope*: "server", or "user:<id>" so a user's own-key replies serve only them)."""
+    blob = json.dumps({"endpoint": endpoint.rstrip("/"), "cache_scope": scope, **params}, sort_keys=True,
+                      ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

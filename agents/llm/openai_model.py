@@ -13,6 +13,7 @@ import openai
 
 from agents.llm.base import LLMError, LLMReply, Message, render_messages
 from agents.llm.cache import CachedResponse, ResponseCache, request_key
+from agents.llm.endpoints import AllowList, guarded_http_client
 from agents.llm.pricing import cost_usd
 from agents.llm.providers import ProviderConfig
 from agents.state import LLMCall
@@ -82,7 +83,7 @@ class OpenAIChatModel:
             raise LLMError("no LLM model is configured (set HEDIT_LLM_MODEL or choose one in the LLM settings)")
         params = self._params(model, messages, response_format, extra_body)
         request_text = render_messages(messages)
-        key = request_key(self.config.base_url, params) if self.cache is not None else None
+        key = request_key(self.config.base_url, params, self.config.cache_scope) if self.cache is not None else None
         if key is not None:
             cached = await self._cache_get(key)
             if cached is not None:
@@ -128,8 +129,12 @@ class OpenAIChatModel:
         # An httpx client belongs to the event loop that opened it; each run may bring a new loop.
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is None or self._loop() is not loop:
+            http_client = None
+            if not self.config.trusted:
+                # A user's endpoint: every connection checked against internal addresses, no redirects.
+                http_client = guarded_http_client(AllowList.parse(self.config.allowed_hosts), self.config.timeout)
             self._client = openai.AsyncOpenAI(base_url=self.config.base_url, api_key=self.config.api_key or "none",
-                                              timeout=self.config.timeout, max_retries=0)
+                                              timeout=self.config.timeout, max_retries=0, http_client=http_client)
             self._loop = weakref.ref(loop)
         return self._client
 
@@ -181,6 +186,11 @@ class OpenAIChatModel:
         where = f"the LLM endpoint {self.config.base_url}"
         after = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
         status = getattr(exc, "status_code", None)
+        if not self.config.trusted and isinstance(exc, openai.APIConnectionError | openai.APITimeoutError):
+            # A user's endpoint: refused, timed out, blocked or unresolvable all read the same, so the
+            # stored errors cannot map which hosts and ports answer.
+            logger.info("user LLM endpoint %s unreachable: %s", self.config.base_url, exc.__cause__ or exc)
+            return f"cannot reach {where}"
         if isinstance(exc, openai.APITimeoutError):
             text = f"{where} did not answer within {self.config.timeout:g} s"
         elif isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):

@@ -70,6 +70,12 @@ class ProviderConfig:
     max_tokens: int | None = 1024
     prices: Mapping[str, Price] = field(default_factory=dict)
     extra_body: Mapping[str, Any] = field(default_factory=dict)
+    # The server's own endpoint is trusted; a user's is not: its connections are checked against
+    # internal addresses (see agents.llm.endpoints) and its errors never say why a connection failed.
+    trusted: bool = True
+    allowed_hosts: tuple[str, ...] = ()
+    # Whose cached replies this config may read and write: "server", or "user:<id>" for a user's own key.
+    cache_scope: str = "server"
 
     def model_for(self, agent: str) -> str:
         """The agent's own model when one is set, else the annotation model."""
@@ -109,9 +115,15 @@ def _agent_models(value: Any) -> dict[str, str]:
     return {str(k).lower(): str(v).strip() for k, v in value.items() if k and v and str(v).strip()}
 
 
+def _hosts(value: Any) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else (value or ())
+    return tuple(str(item).strip() for item in items if str(item).strip())
+
+
 def resolve_config(values: Mapping[str, Any]) -> ProviderConfig | None:
     """A config from upper-case keys (PROVIDER, BASE_URL, API_KEY, MODEL, AGENT_MODELS, CONSTRAINT,
-    TIMEOUT, MAX_RETRIES, SEED, MAX_TOKENS, PRICES); None when neither a base URL nor a provider is set.
+    TIMEOUT, MAX_RETRIES, SEED, MAX_TOKENS, PRICES, TRUSTED, ALLOWED_HOSTS, CACHE_SCOPE); None when neither
+    a base URL nor a provider is set.
 
     A provider fills in its preset's base URL, model and key where the values leave them empty.
     A CONSTRAINT of "auto" takes the preset's.
@@ -140,6 +152,9 @@ def resolve_config(values: Mapping[str, Any]) -> ProviderConfig | None:
         max_tokens=_int_or_none(values.get("MAX_TOKENS"), 1024),
         prices=parse_prices(prices) if isinstance(prices, str) else normalise_prices(prices or {}),
         extra_body=dict(preset.extra_body) if preset else {},
+        trusted=values.get("TRUSTED", True) is not False,
+        allowed_hosts=_hosts(values.get("ALLOWED_HOSTS")),
+        cache_scope=str(values.get("CACHE_SCOPE") or "server"),
     )
 
 

@@ -20,6 +20,11 @@ _validators: dict[str, HedValidator] = {}
 # hedtools parses groups recursively: a reply nested deeper than this would raise RecursionError
 # inside it. Real annotations nest three or four levels.
 MAX_GROUP_DEPTH = 20
+# Bounds on the work one string can cause: real annotations have tens of tags, not thousands.
+MAX_TAGS = 1000
+MAX_ISSUES = 100
+# Closest-tag suggestions cost a fuzzy search of the vocabulary each (~10 ms): only the first few get one.
+MAX_SUGGESTIONS = 10
 
 
 def _validator(version: str) -> HedValidator:
@@ -72,12 +77,17 @@ def validate_hed(hed: str, schema_version: str, *, no_extend: bool = False) -> l
     if _group_depth(text) > MAX_GROUP_DEPTH:
         return [ValidationIssue(code="GROUP_TOO_DEEP", message=f"Groups nest more than {MAX_GROUP_DEPTH} deep.",
                                 hint=hint_for("GROUP_TOO_DEEP"))]
+    tags = text.count(",") + 1
+    if tags > MAX_TAGS:
+        return [ValidationIssue(code="TOO_MANY_TAGS", message=f"The annotation has about {tags} tags; the limit is "
+                                f"{MAX_TAGS}.", hint=hint_for("TOO_MANY_TAGS"))]
     schema = get_schema(schema_version)
     validator = _validator(schema_version)
     with _validator_lock:  # hedtools validators keep per-call state
         raw = validator.validate(HedString(text, schema), allow_placeholders=False)
     issues: list[ValidationIssue] = []
-    for item in raw:
+    suggestions = 0
+    for item in raw[:MAX_ISSUES]:
         code = str(item.get("code", "UNKNOWN"))
         error = item.get("severity", ErrorSeverity.ERROR) == ErrorSeverity.ERROR
         if code == "TAG_EXTENDED" and no_extend:
@@ -85,11 +95,15 @@ def validate_hed(hed: str, schema_version: str, *, no_extend: bool = False) -> l
         source = item.get("source_tag")
         tag = str(source) if source is not None else ""
         hint = hint_for(code)
-        if code in {"TAG_INVALID", "TAG_EXTENDED", "TAG_EXTENSION_INVALID"} and tag:
+        if code in {"TAG_INVALID", "TAG_EXTENDED", "TAG_EXTENSION_INVALID"} and tag and suggestions < MAX_SUGGESTIONS:
+            suggestions += 1
             hint += _suggest(tag, schema_version)
         issues.append(ValidationIssue(code=code, message=str(item.get("message", "")).strip(),
                                       severity="error" if error else "warning", hint=hint, tag=tag))
     issues.sort(key=lambda i: not i.is_error)
+    if len(raw) > MAX_ISSUES:
+        issues.append(ValidationIssue(code="TOO_MANY_ISSUES", severity="warning", hint=hint_for("TOO_MANY_ISSUES"),
+                                      message=f"{len(raw) - MAX_ISSUES} more issues are not listed."))
     return issues
 
 

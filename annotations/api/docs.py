@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -63,5 +64,15 @@ def api_docs(request: HttpRequest) -> HttpResponse:
     schema = _schema()
     return render(request, "annotations/api/docs.html", {
         "info": schema.get("info", {}), "operations": operations(schema), "components": components(schema),
-        "schema_url": reverse("api:schema"),
+        "schema_url": reverse("api:schema"), "limits": limits(),
     })
+
+
+def limits() -> dict[str, Any]:
+    """The limits the docs page states, read from the settings in force."""
+    from agents.validation.agent import MAX_ISSUES, MAX_TAGS
+    from annotations.validation.views import MAX_HED_CHARS
+
+    return {"run_rate": settings.HEDIT_RUN_RATE, "validate_rate": settings.HEDIT_VALIDATE_RATE,
+            "max_hed_chars": MAX_HED_CHARS, "max_tags": MAX_TAGS, "max_issues": MAX_ISSUES,
+            "max_request_bytes": settings.HEDIT_MAX_REQUEST_BYTES, "max_json_depth": settings.HEDIT_MAX_JSON_DEPTH}

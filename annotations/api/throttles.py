@@ -8,6 +8,15 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import UserRateThrottle
 
 
+class ValidateThrottle(UserRateThrottle):
+    """``validate`` requests per user (``HEDIT_VALIDATE_RATE``): validation costs CPU in the web process."""
+
+    scope = "validate"
+
+    def get_rate(self) -> str | None:
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+
 class SessionCreateThrottle(UserRateThrottle):
     """``session_create`` requests per user (per address for anonymous callers)."""
 

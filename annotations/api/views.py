@@ -18,7 +18,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import PermissionDenied, Throttled, ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -41,10 +41,11 @@ from annotations.api.serializers import (
     ValidateInputSerializer,
     ValidateResultSerializer,
 )
-from annotations.api.throttles import SessionCreateThrottle
+from annotations.api.throttles import ValidateThrottle
 from annotations.exports.formats import FilterError, check_format, export_response, sessions_for_export
 from annotations.models import AnnotationSession
 from annotations.review import services as reviews
+from annotations.runs.quota import RunQuotaExceeded
 from annotations.runs.services import RequestError, build_options, create_session, start_session
 from annotations.selectors import visible_sessions, with_record_relations
 
@@ -100,7 +101,6 @@ class SessionListCreateView(generics.ListCreateAPIView):
     """Sessions the caller may see, newest first, with the history filters; POST starts a run."""
 
     serializer_class = SessionSerializer
-    throttle_classes = [SessionCreateThrottle]
     pagination_class = SessionPagination
 
     def get_queryset(self) -> Any:
@@ -112,7 +112,9 @@ class SessionListCreateView(generics.ListCreateAPIView):
 
     @extend_schema(request=SessionCreateSerializer, responses={201: SessionDetailSerializer},
                    summary="Annotate a description",
-                   description="Stores the session and starts the run; poll the session for its result.")
+                   description="Stores the session and starts the run; poll the session for its result. "
+                               "Every run counts against the caller's quota (HEDIT_RUN_RATE, default 60 per "
+                               "hour, shared with the pages): past it the answer is 429 with Retry-After.")
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = SessionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -129,6 +131,8 @@ class SessionListCreateView(generics.ListCreateAPIView):
             try:
                 session = create_session(user=request.user, description=values["description"], options=options,
                                          max_image_bytes=settings.HEDIT_MAX_IMAGE_BYTES)
+            except RunQuotaExceeded as exc:
+                raise Throttled(wait=exc.retry_after, detail=str(exc)) from exc
             except RequestError as exc:
                 raise ValidationError({"description": [str(exc)]}) from exc
             start_session(session)
@@ -199,6 +203,8 @@ class SessionBidsView(APIView):
 
 
 class ValidateView(APIView):
+    throttle_classes = [ValidateThrottle]
+
     @extend_schema(request=ValidateInputSerializer, responses={200: ValidateResultSerializer},
                    summary="Validate a HED string")
     def post(self, request: Request) -> Response:

@@ -39,11 +39,40 @@ def _response_cache(values: dict[str, Any]) -> Any:
     return DatabaseResponseCache(ttl)
 
 
+class ModelNotOffered(ValueError):
+    """A user asked for a model the server does not offer on its own key; the message is for the user."""
+
+
+def server_models(server: dict[str, Any] | None = None) -> list[str]:
+    """Models a user may choose to run on the server's key: ``HEDIT_LLM_SERVER_MODELS``, else the
+    server's own configured models (its model and per-agent models)."""
+    listed = [m for m in getattr(settings, "HEDIT_LLM_SERVER_MODELS", []) or [] if m]
+    if listed:
+        return listed
+    config = resolve_config(server if server is not None else server_values())
+    if config is None:
+        return []
+    return list(dict.fromkeys(m for m in (config.model, *config.agent_models.values()) if m))
+
+
+def check_server_models(models: list[str], server: dict[str, Any] | None = None) -> None:
+    """Raise :class:`ModelNotOffered` unless every model in *models* may run on the server's key."""
+    offered = server_models(server)
+    refused = [m for m in models if m and m not in offered]
+    if refused:
+        choices = ", ".join(offered) or "none"
+        raise ModelNotOffered(f"{', '.join(refused)} is not offered on the server's key (offered: {choices}). "
+                              "Choose an offered model, or enter your own key or endpoint.")
+
+
 def user_values(user: Any, server: dict[str, Any]) -> dict[str, Any] | None:
     """The values for *user*'s own settings, or None when they stored none.
 
-    A user endpoint never receives the server's key; a user key without an endpoint is sent
-    to the server's endpoint ("bring your own key").  Raises :class:`SecretUnreadable`.
+    A user endpoint never receives the server's key and is untrusted (its connections are checked
+    against internal addresses); a user key without an endpoint is sent to the server's endpoint
+    ("bring your own key").  Replies to a user's own key or endpoint are cached for that user alone.
+    A model choice without a key of one's own must be one the server offers.
+    Raises :class:`SecretUnreadable` and :class:`ModelNotOffered`.
     """
     if user is None or not getattr(user, "is_authenticated", False):
         return None
@@ -52,14 +81,20 @@ def user_values(user: Any, server: dict[str, Any]) -> dict[str, Any] | None:
         return None
     key = decrypt_secret(stored.encrypted_api_key) if stored.encrypted_api_key else ""
     common = {k: server[k] for k in (*_SERVER_ONLY, "CACHE_TTL") if k in server}
+    scope = f"user:{user.pk}"
     if stored.base_url or stored.provider:
         return {**common, "PROVIDER": stored.provider, "BASE_URL": stored.base_url, "API_KEY": key,
                 "MODEL": stored.model, "AGENT_MODELS": stored.agent_models or {},
-                "CONSTRAINT": "auto" if preset_name(stored.provider) else "none"}
+                "CONSTRAINT": "auto" if preset_name(stored.provider) else "none",
+                "TRUSTED": False, "ALLOWED_HOSTS": list(getattr(settings, "HEDIT_LLM_ALLOWED_HOSTS", []) or []),
+                "CACHE_SCOPE": scope}
     if key or stored.model or stored.agent_models:
         values = dict(server)
         if key:
             values["API_KEY"] = key
+            values["CACHE_SCOPE"] = scope
+        else:
+            check_server_models([stored.model, *(stored.agent_models or {}).values()], server)
         if stored.model:
             values["MODEL"] = stored.model
         if stored.agent_models:
@@ -79,6 +114,8 @@ def chat_model_for(user: Any) -> ChatModel | None:
         logger.warning("stored API key of user %s cannot be decrypted", getattr(user, "pk", "?"))
         return UnavailableModel("your stored API key cannot be decrypted any more; enter it again on the "
                                 "LLM settings page")
+    except ModelNotOffered as exc:
+        return UnavailableModel(f"{exc} (LLM settings page)")
     try:
         config = resolve_config(values)
     except ValueError as exc:

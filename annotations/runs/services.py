@@ -15,6 +15,7 @@ from agents.workflow import InvalidInput, check_description, check_options
 from annotations.errors import RequestError
 from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
 from annotations.runs.images import check_image
+from annotations.runs.quota import check_run_quota
 from annotations.runs.tasks import run_session_task
 
 logger = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ def create_session(*, user: Any, description: str, options: WorkflowOptions,
         raise RequestError(str(exc)) from exc
     if image is not None:
         check_image(image, max_image_bytes)
+    check_run_quota(user)
     session = AnnotationSession(user=user if user is not None and user.is_authenticated else None,
                                 description=text, options=options.to_dict(),
                                 schema_version=options.schema_version)
@@ -90,6 +92,7 @@ def request_cancel(session: AnnotationSession) -> bool:
 
 def rerun_session(session: AnnotationSession, *, user: Any) -> AnnotationSession:
     """A fresh session with the same description, options and image."""
+    check_run_quota(user if user.is_authenticated else session.user)
     new = AnnotationSession.objects.create(user=user if user.is_authenticated else session.user,
                                            description=session.description, options=session.options,
                                            schema_version=session.schema_version, image=session.image.name or "",

@@ -19,6 +19,7 @@ from annotations.runs import services
 from annotations.runs.forms import AnnotateForm
 from annotations.runs.fragments import may_cancel, session_flags, ws_path
 from annotations.runs.images import image_type
+from annotations.runs.quota import RunQuotaExceeded
 from annotations.runs.recorder import broadcast
 from annotations.selectors import visible_sessions
 
@@ -43,6 +44,7 @@ def annotate(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         return render(request, "annotations/runs/annotate.html", {"form": AnnotateForm()})
     form = AnnotateForm(request.POST, request.FILES)
+    status = 400
     if form.is_valid():
         try:
             options = services.build_options(form.option_data())
@@ -51,12 +53,15 @@ def annotate(request: HttpRequest) -> HttpResponse:
                     user=request.user, description=form.cleaned_data["description"], options=options,
                     image=form.cleaned_data.get("image"), max_image_bytes=settings.HEDIT_MAX_IMAGE_BYTES)
                 services.start_session(session)
+        except RunQuotaExceeded as exc:
+            form.add_error(None, str(exc))
+            status = 429
         except services.RequestError as exc:
             form.add_error(_error_field(str(exc)), str(exc))
         else:
             logger.info("session %s queued by %s", session.pk, request.user)
             return redirect(session)
-    return render(request, "annotations/runs/annotate.html", {"form": form}, status=400)
+    return render(request, "annotations/runs/annotate.html", {"form": form}, status=status)
 
 
 def _visible(request: HttpRequest, pk: Any) -> AnnotationSession:
@@ -112,6 +117,10 @@ def session_rerun(request: HttpRequest, pk: Any) -> HttpResponse:
     if not session.is_finished:
         messages.error(request, "This run is still going; cancel it first or wait for it to finish.")
         return redirect(session)
-    new = services.rerun_session(session, user=request.user)
+    try:
+        new = services.rerun_session(session, user=request.user)
+    except RunQuotaExceeded as exc:
+        messages.error(request, str(exc))
+        return redirect(session)
     messages.success(request, "Started a new run with the same description and options.")
     return redirect(new)

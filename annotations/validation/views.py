@@ -11,14 +11,21 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from agents.validation import validate_hed
 from annotations.validation.forms import ValidateForm
+from annotations.validation.throttle import validation_wait
 
 RESULT_TEMPLATE = "annotations/validation/partials/result.html"
 MAX_HED_CHARS = 20_000
 
 
-def check(data: Any) -> tuple[dict[str, Any], int]:
-    """Validate the posted HED string; returns the result template's context and the status code."""
+def check(data: Any, user: Any = None) -> tuple[dict[str, Any], int]:
+    """Validate the posted HED string; returns the result template's context and the status code.
+
+    With *user*, one validation counts against their ``HEDIT_VALIDATE_RATE`` (429 past it).
+    """
     form = ValidateForm(data)
+    wait = validation_wait(user) if user is not None else 0
+    if wait:
+        return {"form": form, "form_errors": [f"Too many validations in a short time; try again in {wait} s."]}, 429
     if not form.is_valid():
         named = [f"{form.fields[name].label if name in form.fields else name}: {message}"
                  for name, messages in form.errors.items() for message in messages]
@@ -42,7 +49,7 @@ def validate(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         return render(request, "annotations/validation/validate.html", {"form": ValidateForm(), "has_result": False})
     # Without JavaScript the form posts here and the whole page comes back with the result.
-    result, status = check(request.POST)
+    result, status = check(request.POST, request.user)
     return render(request, "annotations/validation/validate.html", {**result, "has_result": True}, status=status)
 
 
@@ -50,5 +57,5 @@ def validate(request: HttpRequest) -> HttpResponse:
 @require_POST
 def validate_check(request: HttpRequest) -> HttpResponse:
     """POST ``hed``, ``schema_version`` and optional ``no_extend``; returns the result fragment."""
-    result, status = check(request.POST)
+    result, status = check(request.POST, request.user)
     return render(request, RESULT_TEMPLATE, result, status=status)

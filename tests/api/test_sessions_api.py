@@ -82,10 +82,7 @@ def test_bad_create_payload_names_the_field(api, user, payload, field):
     assert not AnnotationSession.objects.exists()
 
 
-@override_settings(TASKS=DUMMY_TASKS, REST_FRAMEWORK={
-    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_THROTTLE_RATES": {"session_create": "2/minute"}})
+@override_settings(TASKS=DUMMY_TASKS, HEDIT_RUN_RATE="2/minute")
 def test_session_creation_is_throttled_per_user(api, user, other_user):
     as_user(api, user)
     codes = [api.post(LIST, {"description": f"event {i}"}, format="json").status_code for i in range(3)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from cryptography.fernet import Fernet
 from django.urls import reverse
 
 from agents.llm.base import LLMError, UnavailableModel
@@ -28,7 +29,7 @@ def test_encryption_round_trips_and_hides_the_key(settings):
     token = encrypt_secret(SECRET_KEY_VALUE)
     assert SECRET_KEY_VALUE not in token and token != encrypt_secret(SECRET_KEY_VALUE)
     assert decrypt_secret(token) == SECRET_KEY_VALUE
-    settings.HEDIT_KEY_ENCRYPTION_SECRET = "a different server secret"
+    settings.HEDIT_KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]  # a different key, the old one gone
     with pytest.raises(SecretUnreadable):
         decrypt_secret(token)
 
