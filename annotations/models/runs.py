@@ -36,6 +36,12 @@ class AnnotationSession(models.Model):
     interrupted = models.BooleanField(default=False)
     cancel_requested = models.BooleanField(default=False)
 
+    # The run's lease (annotations.runs.lease): a worker running it renews lease_expires_at; once it
+    # lapses the worker is taken for dead and the run is queued again, up to HEDIT_RUN_MAX_ATTEMPTS.
+    attempt = models.PositiveIntegerField(default=0, help_text="How many times a worker has started the run.")
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    worker_id = models.CharField(max_length=64, blank=True)
+
     machine_annotation = models.TextField(blank=True, help_text="The workflow's final annotation.")
     final_annotation = models.TextField(blank=True, help_text="The reviewed annotation if corrected, "
                                         "else the machine's.")
@@ -81,6 +87,7 @@ class AnnotationSession(models.Model):
             models.Index(fields=["-created_at"], name="session_created_idx"),
             models.Index(fields=["user", "-created_at"], name="session_user_created_idx"),
             models.Index(fields=["status", "-created_at"], name="session_status_created_idx"),
+            models.Index(fields=["status", "lease_expires_at"], name="session_status_lease_idx"),
         ]
 
     def __str__(self) -> str:
@@ -136,7 +143,10 @@ class ValidationIssueRecord(models.Model):
 
 class AgentStepRecord(models.Model):
     session = models.ForeignKey(AnnotationSession, on_delete=models.CASCADE, related_name="steps")
+    # seq runs on across attempts: a run re-started after its worker died numbers its steps after the
+    # lost attempt's, which stay; (session, seq) is unique, so no step is ever stored twice.
     seq = models.PositiveIntegerField()
+    attempt = models.PositiveIntegerField(default=1)
     agent = models.CharField(max_length=32)
     iteration = models.PositiveIntegerField(default=0)
     action = models.CharField(max_length=255)
