@@ -38,7 +38,8 @@ def session_record(session: AnnotationSession, *, full: bool = False) -> dict[st
     """The session as plain data: the CLI's JSON, and with *full* the JSONL export's record."""
     iterations = [
         {"number": it.number, "annotation": it.annotation, "is_valid": it.is_valid, "feedback": it.feedback,
-         "is_faithful": it.is_faithful,
+         "is_faithful": it.is_faithful, "confidence": it.confidence, "low_confidence": it.low_confidence,
+         "unknown_terms": it.unknown_terms,
          "errors": [{"code": i.code, "message": i.message, "hint": i.hint, "tag": i.tag}
                     for i in it.issues.all() if i.severity == "error"],
          "warnings": [{"code": i.code, "message": i.message, "hint": i.hint, "tag": i.tag}
@@ -62,6 +63,14 @@ def session_record(session: AnnotationSession, *, full: bool = False) -> dict[st
         "is_faithful": session.is_faithful,
         "is_complete": session.is_complete,
         "evaluation_feedback": session.evaluation_feedback,
+        # How much of the description the evaluation understood, and the words no HED tag is known for.
+        "confidence": session.confidence,
+        "low_confidence": session.low_confidence,
+        "unknown_terms": session.unknown_terms,
+        "notes": session.notes,
+        "events_count": session.events_count,
+        # Reviewed sessions (the portal's memory) this run used as examples.
+        "examples_used": session.examples_used,
         "assessment_feedback": session.assessment_feedback,
         "schema_version": session.schema_version,
         "options": session.options,

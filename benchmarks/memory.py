@@ -1,6 +1,6 @@
 """What the memory of accepted annotations is worth: F1 with and without it, and its prompt cost.
 
-    python benchmarks/memory.py [--dev ../shared/data/hed_gold_dev.csv] [--schema 8.4.0] [--out PRED.csv]
+    python benchmarks/memory.py [--dev ../shared/data/hed_gold_dev.csv] [--schema 8.4.0] [--out PRED.csv] [--portal]
 
 Walks the dev set in dataset order.  Each row is annotated (offline annotator, the full workflow)
 with the memory built so far, then a simulated reviewer corrects it to its gold annotation, which
@@ -20,6 +20,14 @@ from there: short base tags, values dropped, rows whose gold uses definitions le
 annotations made with memory and of the same rows annotated without it, and the share valid.  It also
 builds, without calling a model, the LLM annotator's first-attempt prompt with the examples memory
 offers, and reports its median size beside the prompt without examples (target median <= 12,000).
+
+With ``--portal`` the same walk goes through the portal itself, on a temporary SQLite database:
+each row is a stored session run by ``annotations.runs.execution.execute_session`` (which picks
+its examples from the reviewed sessions, ``annotations.runs.memory``), and the simulated reviewer
+then corrects it to the gold annotation with ``annotations.review.services.correct_annotation`` (or
+accepts it when it already is the gold).  A gold annotation that does not validate under the schema
+cannot be saved as a correction (only as a draft), so it never enters the portal's memory: the
+figures count those rows.  "Without" is the same workflow with no examples.
 """
 
 from __future__ import annotations
@@ -168,12 +176,133 @@ async def run(dev: Path, schema: str, out: Path | None) -> int:
     return 0 if median <= TARGET_MEDIAN else 1
 
 
+def _portal_setup(db: Path) -> None:
+    """Django on a fresh SQLite database at *db*, migrated (no other process shares it)."""
+    import os
+
+    os.environ["DATABASE_URL"] = f"sqlite:///{db}"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hedit_site.settings")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+def run_portal(dev: Path, schema: str, out: Path | None) -> int:
+    """The walk of :func:`run` through stored sessions, the portal's memory and real reviews."""
+    import tempfile
+
+    tmp = tempfile.TemporaryDirectory(prefix="hedit-memory-")
+    _portal_setup(Path(tmp.name) / "portal.sqlite3")
+    from django.contrib.auth.models import Group as UserGroup
+    from django.contrib.auth.models import User
+
+    from annotations.review import services as reviews
+    from annotations.runs.execution import execute_session
+    from annotations.runs.memory import examples_for
+    from annotations.runs.services import build_options, create_session
+
+    scorer = load_scorer(SCORER)
+    hed_schema = scorer.load_schema_version(schema)
+    validator = scorer.HedValidator(hed_schema)
+    with dev.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    reviewer = User.objects.create_user("simulated-reviewer")
+    reviewer.groups.add(UserGroup.objects.get_or_create(name=reviews.REVIEWER_GROUP)[0])
+    options = WorkflowOptions(schema_version=schema)
+    groups = {name: Group() for name in GROUPS}
+    sizes: dict[str, list[int]] = {"without examples": [], "with memory's examples": []}
+    offered: list[int] = []
+    used_rows = 0
+    predictions: list[tuple[str, str]] = []
+    saved = {"corrected": 0, "accepted": 0, "refused (gold does not validate)": 0, "no annotation": 0}
+    for row in rows:
+        description = row["description"].strip()
+        try:
+            session = create_session(user=None, description=description, options=build_options(options.to_dict()))
+        except Exception:  # an empty description: the portal refuses it, as the CLI would
+            continue
+        # What execute_session will pick (the same function, the same database): for grouping and prompt size.
+        examples = examples_for(session)
+        kind = "identical" if exact_match(description, examples) else "similar only" if examples else "none"
+        done = asyncio.run(execute_session(session.pk, use_configured_llm=False))
+        with_memory = done.final_annotation if done is not None else ""
+        used_rows += bool(done is not None and done.examples_used)
+        without = asyncio.run(annotate(description, options, []))
+        predictions.append((row["id"], with_memory))
+        sizes["without examples"].append(prompt_chars(description, options, []))
+        sizes["with memory's examples"].append(prompt_chars(description, options, examples))
+        offered.append(len(examples))
+        for name in (kind, "all"):
+            groups[name].annotated += 1
+        if not scorer.DEF_RE.search(row["hed"]):
+            gold = scorer.base_tags(row["hed"], hed_schema)
+            for text, pick in ((with_memory, "with_memory"), (without, "without")):
+                try:
+                    tags = scorer.base_tags(text, hed_schema)
+                except Exception:
+                    tags = set()
+                ok = scorer.is_valid(text, hed_schema, validator)
+                for name in (kind, "all"):
+                    getattr(groups[name], pick).add(gold, tags, ok)
+        # The simulated reviewer: the gold annotation becomes the final one, if the portal will take it.
+        if done is None or done.status not in reviews.REVIEWABLE_STATUSES:
+            saved["no annotation"] += 1
+            continue
+        gold_text = " ".join(row["hed"].split())
+        if gold_text == done.final_annotation and done.is_valid:
+            reviews.submit_review(done, reviewer, rating=5, verdict="accept")
+            saved["accepted"] += 1
+            continue
+        try:
+            reviews.correct_annotation(done, reviewer, gold_text)
+            saved["corrected"] += 1
+        except reviews.ReviewError:
+            saved["refused (gold does not validate)"] += 1
+
+    if out is not None:
+        with out.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["id", "prediction"])
+            writer.writerows(predictions)
+    print(f"PORTAL PATH: dev set {dev} ({len(rows)} rows, in dataset order), schema {schema}, temporary SQLite; "
+          f"each row a stored session run by execute_session, then corrected to its gold by a reviewer")
+    print("simulated reviews: " + ", ".join(f"{k} {v}" for k, v in saved.items()))
+    print(f"runs that used memory (examples_used not empty): {used_rows}")
+    print("offline annotator, micro F1 on scored rows (grouped by what the portal's memory held):")
+    print(f"{'memory held':14} {'rows':>5} {'scored':>6} {'F1 with':>8} {'F1 without':>10} "
+          f"{'valid with':>10} {'valid without':>13}")
+    for name, g in groups.items():
+        w, wo = g.with_memory, g.without
+        if not w.rows:
+            print(f"{name:14} {g.annotated:>5} {0:>6} {'-':>8} {'-':>10} {'-':>10} {'-':>13}")
+            continue
+        print(f"{name:14} {g.annotated:>5} {w.rows:>6} {w.f1:>8.3f} {wo.f1:>10.3f} "
+              f"{w.valid / w.rows:>10.3f} {wo.valid / wo.rows:>13.3f}")
+    print("LLM annotator, first-attempt prompt with the examples the portal picked (characters; no model called):")
+    for name, values in sizes.items():
+        print(f"  {name:24} median {statistics.median(values):>7.0f}  max {max(values):>7}")
+    with_examples = [n for n in offered if n]
+    print(f"  rows offered examples: {len(with_examples)}/{len(offered)}, "
+          f"{statistics.mean(with_examples) if with_examples else 0:.1f} examples each on average")
+    median = statistics.median(sizes["with memory's examples"])
+    print(f"median prompt with examples {median:.0f} characters; target <= {TARGET_MEDIAN:,}: "
+          f"{'met' if median <= TARGET_MEDIAN else 'MISSED'}")
+    tmp.cleanup()
+    return 0 if median <= TARGET_MEDIAN else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dev", type=Path, default=DEV)
     parser.add_argument("--schema", default="8.4.0")
     parser.add_argument("--out", type=Path, help="write id, prediction (annotated with memory) here")
+    parser.add_argument("--portal", action="store_true",
+                        help="go through stored sessions, execute_session and real reviews on a temporary database")
     args = parser.parse_args()
+    if args.portal:
+        return run_portal(args.dev, args.schema, args.out)
     return asyncio.run(run(args.dev, args.schema, args.out))
 
 

@@ -108,7 +108,7 @@ class IterationSerializer(serializers.ModelSerializer):
     class Meta:
         model = Iteration
         fields = ["number", "annotation", "is_valid", "feedback", "is_faithful", "evaluation_feedback",
-                  "issues", "created_at"]
+                  "confidence", "low_confidence", "unknown_terms", "issues", "created_at"]
 
 
 class StepSerializer(serializers.ModelSerializer):
@@ -171,7 +171,8 @@ class SessionSerializer(serializers.ModelSerializer):
         model = AnnotationSession
         fields = ["id", "url", "user", "description", "schema_version", "status", "status_display",
                   "final_annotation", "machine_annotation", "corrected", "producer", "is_valid", "created_at",
-                  "finished_at", "iteration_count", "usage", "review_summary", "bids"]
+                  "finished_at", "iteration_count", "usage", "review_summary", "bids", "confidence",
+                  "low_confidence"]
         read_only_fields = fields
 
     @extend_schema_field(serializers.URLField())
@@ -213,5 +214,5 @@ class SessionDetailSerializer(SessionSerializer):
     class Meta(SessionSerializer.Meta):
         fields = [*SessionSerializer.Meta.fields, "error", "interrupted", "options", "is_faithful",
                   "is_complete", "evaluation_feedback", "assessment_feedback", "started_at", "iterations",
-                  "steps", "reviews", "revisions"]
+                  "steps", "reviews", "revisions", "unknown_terms", "notes", "events_count", "examples_used"]
         read_only_fields = fields

@@ -50,6 +50,16 @@ class AnnotationSession(models.Model):
     is_complete = models.BooleanField(null=True)
     evaluation_feedback = models.TextField(blank=True)
     assessment_feedback = models.TextField(blank=True)
+    # How much of the description the evaluation understood (0..1), whether that was too little to
+    # trust its verdict, and the content words no HED tag is known for (agents.state.Evaluation).
+    confidence = models.FloatField(null=True, blank=True)
+    low_confidence = models.BooleanField(default=False)
+    unknown_terms = models.JSONField(default=list, blank=True)
+    # Run-level notes for the reader (events split, accepted annotation reused) and the events found.
+    notes = models.JSONField(default=list, blank=True)
+    events_count = models.PositiveIntegerField(default=0)
+    # Ids of the reviewed sessions (the portal's memory) this run used as examples or reused outright.
+    examples_used = models.JSONField(default=list, blank=True)
     # Who wrote the machine annotation: the offline annotator or the chat model that answered
     # (set when the run finishes, from its recorded calls), so a lab can tell results apart.
     producer = models.CharField(max_length=255, blank=True)
@@ -115,6 +125,9 @@ class Iteration(models.Model):
     feedback = models.TextField(blank=True)
     is_faithful = models.BooleanField(null=True)
     evaluation_feedback = models.TextField(blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+    low_confidence = models.BooleanField(default=False)
+    unknown_terms = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

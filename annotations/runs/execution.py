@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.db import DatabaseError
 from django.utils import timezone
 
 from agents.llm.base import ChatModel
@@ -18,6 +19,7 @@ from agents.workflow import StimulusImage, run_workflow
 from annotations.llm.client import chat_model_for
 from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
 from annotations.runs.images import sniff_image_type
+from annotations.runs.memory import examples_for
 from annotations.runs.producer import producer_of
 from annotations.runs.recorder import SessionRecorder, broadcast
 
@@ -55,9 +57,34 @@ def finish(session_id: Any, state: AnnotationState) -> AnnotationSession:
     session.assessment_feedback = state.assessment.feedback if state.assessment else ""
     session.iteration_count = len(state.iterations)
     session.producer = producer_of(session_id) if state.annotation else ""
+    for name, value in _evaluation_fields(state).items():
+        setattr(session, name, value)
     session.finished_at = timezone.now()
     session.save()
     return session
+
+
+def _evaluation_fields(state: AnnotationState) -> dict[str, Any]:
+    """Confidence, unknown words, notes and the memory a run used, as stored on its session."""
+    evaluation = state.evaluation
+    return {
+        "confidence": evaluation.confidence if evaluation else None,
+        "low_confidence": bool(evaluation and evaluation.low_confidence),
+        "unknown_terms": list(evaluation.unknown_terms) if evaluation else [],
+        "notes": list(state.notes), "events_count": len(state.events),
+        "examples_used": list(state.examples_used),
+    }
+
+
+def _memory_for(session: AnnotationSession) -> list[Any]:
+    """The reviewed annotations most like this run's description; a run goes on without them if that fails."""
+    try:
+        return examples_for(session)
+    except DatabaseError:
+        raise  # the database is the problem, not the memory: the run's own handling applies
+    except Exception:
+        logger.warning("could not read the memory for session %s; running without it", session.pk, exc_info=True)
+        return []
 
 
 def fail(session_id: Any, message: str, *, interrupted: bool = False) -> None:
@@ -79,8 +106,10 @@ async def execute_session(session_id: Any, *, llm: ChatModel | None = None,
         if llm is None and use_configured_llm:
             llm = owned = await sync_to_async(chat_model_for)(session.user)
         image = await sync_to_async(_image_of)(session)
+        examples = await sync_to_async(_memory_for)(session)
         state = await run_workflow(session.description, WorkflowOptions.from_dict(session.options), llm=llm,
-                                   observer=recorder, should_cancel=recorder.should_cancel, image=image)
+                                   observer=recorder, should_cancel=recorder.should_cancel, image=image,
+                                   examples=examples)
         session = await sync_to_async(finish)(session_id, state)
     except Exception as exc:
         # Whatever broke, the session must not stay "running" and the user gets one line.

@@ -38,5 +38,5 @@ def status_fragment(session: AnnotationSession, user: Any, csrf_token: str = "")
     Rendered outside a request, so the cancel and re-run forms take the CSRF token from the
     socket's cookie (Django accepts the unmasked secret as a form token).
     """
-    context = {**session_flags(session, user), "oob": True, "csrf_token": csrf_token}
+    context = {**session_flags(session, user), "oob": True, "csrf_token": csrf_token, "viewer": user}
     return render_to_string("annotations/runs/partials/session_live_oob.html", context)

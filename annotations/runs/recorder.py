@@ -68,8 +68,11 @@ def store_step(session_id: Any, step: AgentStep, state: AnnotationState) -> int:
             Iteration.objects.filter(session_id=session_id, number=current.number).update(
                 feedback=current.feedback)
         elif step.agent == "evaluation" and current is not None and current.evaluation is not None:
+            evaluation = current.evaluation
             Iteration.objects.filter(session_id=session_id, number=current.number).update(
-                is_faithful=current.evaluation.is_faithful, evaluation_feedback=current.evaluation.feedback)
+                is_faithful=evaluation.is_faithful, evaluation_feedback=evaluation.feedback,
+                confidence=evaluation.confidence, low_confidence=evaluation.low_confidence,
+                unknown_terms=list(evaluation.unknown_terms))
         elif step.agent == "vision":
             AnnotationSession.objects.filter(pk=session_id).update(image_description=state.image_description)
         if step.feedback:

@@ -1,0 +1,88 @@
+"""The portal's memory: reviewed annotations offered to later runs of similar descriptions.
+
+A session is remembered once a reviewer stood by its final annotation: more accepting reviews than
+rejecting ones, or a saved (non-draft) correction that validates.  Drafts, rejected runs and
+annotations that do not validate are never remembered.  Memory is shared by the whole portal (only
+reviewers accept or correct, so every example is reviewer-approved), but whose description a run's
+page may show is decided per viewer (:func:`examples_for_page`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
+
+from agents.memory import most_similar
+from agents.state import MemoryExample
+from annotations.models import AnnotationSession, Revision
+from annotations.selectors import visible_sessions
+
+# The newest reviewed sessions a run chooses from: enough for a lab's vocabulary, small enough to
+# compare against in a few milliseconds.
+MAX_CANDIDATES = 2000
+EXAMPLES_PER_RUN = 3
+
+
+def remembered_sessions(schema_version: str | None = None) -> QuerySet[AnnotationSession]:
+    """Sessions whose final annotation reviewers stood by, newest first."""
+    corrected = Revision.objects.filter(session=OuterRef("pk"), is_draft=False, is_valid=True)
+    qs = (AnnotationSession.objects.filter(is_valid=True)
+          .exclude(final_annotation="").exclude(description="")
+          .filter(Q(accept_count__gt=F("reject_count")) | Q(Exists(corrected))))
+    if schema_version is not None:
+        qs = qs.filter(schema_version=schema_version)
+    return qs.order_by("-created_at")
+
+
+def memory_candidates(schema_version: str, *, exclude: Any = None,
+                      limit: int = MAX_CANDIDATES) -> list[MemoryExample]:
+    """The newest *limit* remembered annotations of *schema_version*, as the agents take them."""
+    qs = remembered_sessions(schema_version)
+    if exclude is not None:
+        qs = qs.exclude(pk=exclude)
+    rows = qs.values_list("pk", "description", "final_annotation")[:limit]
+    return [MemoryExample(description=d, annotation=a, source_id=str(pk)) for pk, d, a in rows]
+
+
+def examples_for(session: AnnotationSession, *, k: int = EXAMPLES_PER_RUN) -> list[MemoryExample]:
+    """The *k* remembered annotations most similar to *session*'s description (synchronous: run off the loop)."""
+    if not session.description.strip():
+        return []
+    candidates = memory_candidates(session.schema_version, exclude=session.pk)
+    return most_similar(session.description, candidates, k=k)
+
+
+@dataclass(frozen=True)
+class ShownExample:
+    """One example a run used, as a viewer may see it: the source only if they may see that session."""
+
+    source_id: str
+    visible: bool
+    description: str = ""
+    url: str = ""
+
+
+def examples_for_page(session: AnnotationSession, viewer: Any) -> list[ShownExample]:
+    """The examples *session* used, in order; another user's description only to a viewer who may see it."""
+    ids = [str(i) for i in (session.examples_used or [])]
+    if not ids:
+        return []
+    valid = []
+    for value in ids:
+        try:
+            valid.append(AnnotationSession._meta.pk.to_python(value))
+        except Exception:  # a malformed id shows as unavailable, never as an error page
+            continue
+    seen = {str(pk): (pk, desc) for pk, desc in
+            visible_sessions(viewer).filter(pk__in=valid).values_list("pk", "description")}
+    shown = []
+    for source_id in ids:
+        if source_id in seen:
+            pk, description = seen[source_id]
+            shown.append(ShownExample(source_id=source_id, visible=True, description=description,
+                                      url=AnnotationSession(pk=pk).get_absolute_url()))
+        else:
+            shown.append(ShownExample(source_id=source_id, visible=False))
+    return shown
