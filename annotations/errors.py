@@ -17,3 +17,16 @@ class FieldError(ValueError):
 
 class RequestError(ValueError):
     """A request that cannot be carried out; the message is shown to the user as is."""
+
+
+def sentence(text: str) -> str:
+    """*text* as users read every message: a capital letter first, a full stop last.
+
+    The agents and commands keep their lower-case one-liners (CLI style); the pages and the API
+    pass them through here.
+    """
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", "…")) else text + "."

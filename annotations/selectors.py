@@ -24,7 +24,7 @@ def can_see_all(user: Any) -> bool:
 
 
 def with_record_relations(qs: QuerySet[AnnotationSession]) -> QuerySet[AnnotationSession]:
-    return qs.select_related("user").prefetch_related(
+    return qs.select_related("user", "dataset_level__column__task").prefetch_related(
         Prefetch("iterations", queryset=Iteration.objects.prefetch_related("issues")),
         "steps", "llm_calls", "reviews__reviewer", "revisions__author")
 
@@ -32,6 +32,16 @@ def with_record_relations(qs: QuerySet[AnnotationSession]) -> QuerySet[Annotatio
 def usage_of(session: AnnotationSession) -> dict[str, Any]:
     return {"llm_calls": session.llm_call_count, "prompt_tokens": session.prompt_tokens,
             "completion_tokens": session.completion_tokens, "cost_usd": float(session.cost_usd)}
+
+
+def dataset_level_of(session: AnnotationSession) -> dict[str, Any] | None:
+    """The dataset level a run annotates (project, task, column, level), or None."""
+    if session.dataset_level_id is None:
+        return None
+    level = session.dataset_level
+    task = level.column.task
+    return {"project": str(task.project_id), "task": task.name, "column": level.column.name, "level": level.value,
+            "level_id": level.pk}
 
 
 def session_record(session: AnnotationSession, *, full: bool = False) -> dict[str, Any]:

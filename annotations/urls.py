@@ -11,4 +11,5 @@ urlpatterns = [
     path("", include("annotations.exports.urls")),
     path("", include("annotations.validation.urls")),
     path("", include("annotations.llm.urls")),
+    path("", include("annotations.datasets.urls")),
 ]

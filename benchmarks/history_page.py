@@ -150,6 +150,7 @@ def main() -> int:
                                                             .isoformat()}),
             ("reviewer", "filter reviewed+verdict+rating", {"reviewed": "reviewed", "verdict": "accept",
                                                             "min_rating": "4"}),
+            ("reviewer", "200 per page", {"per_page": "200"}),
             ("user3", "page 1 (one user's sessions)", {}),
             ("user3", "deep page 50 (one user)", {"page": "50"}),
         ]

@@ -10,10 +10,13 @@ import functools
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from drf_spectacular.generators import SchemaGenerator
+
+from annotations.api.tokens import has_token
 
 _METHODS = ("get", "post", "put", "patch", "delete")
 
@@ -60,11 +63,12 @@ def components(schema: dict[str, Any]) -> list[dict[str, Any]]:
     return result
 
 
+@login_required
 def api_docs(request: HttpRequest) -> HttpResponse:
     schema = _schema()
     return render(request, "annotations/api/docs.html", {
         "info": schema.get("info", {}), "operations": operations(schema), "components": components(schema),
-        "schema_url": reverse("api:schema"), "limits": limits(),
+        "schema_url": reverse("api:schema"), "limits": limits(), "has_token": has_token(request.user),
     })
 
 

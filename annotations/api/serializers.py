@@ -19,7 +19,7 @@ from annotations.models import (
     Verdict,
 )
 from annotations.review.services import agreement_of, is_corrected
-from annotations.selectors import usage_of
+from annotations.selectors import dataset_level_of, usage_of
 
 
 def _check_schema_version(value: str) -> str:
@@ -33,8 +33,11 @@ def _check_schema_version(value: str) -> str:
 
 
 class SessionCreateSerializer(serializers.Serializer):
-    description = serializers.CharField(allow_blank=False, trim_whitespace=True,
-                                        help_text="The event to annotate, in plain words.")
+    description = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=True,
+                                        help_text="The event to annotate, in plain words (may be empty with an "
+                                                  "image).")
+    image = serializers.FileField(required=False, help_text="A PNG or JPEG stimulus image (multipart upload); "
+                                                            "needs a vision model to be configured.")
     schema_version = serializers.CharField(required=False, allow_blank=True,
                                            help_text=f"HED schema version (default {DEFAULT_SCHEMA_VERSION}).")
     options = serializers.DictField(required=False, default=dict,
@@ -59,10 +62,9 @@ class RevisionInputSerializer(serializers.Serializer):
                                                "never the final annotation.")
 
 
-class BidsInputSerializer(serializers.Serializer):
-    column = serializers.CharField(allow_blank=True, help_text="events.tsv column, e.g. event_type; "
-                                                               "empty with an empty level clears it.")
-    level = serializers.CharField(allow_blank=True, help_text="the column's value, e.g. show_face.")
+class DatasetLevelInputSerializer(serializers.Serializer):
+    level = serializers.IntegerField(help_text="The id of a level of one of your dataset projects "
+                                               "(GET /api/datasets/<id>/ lists them).")
 
 
 class ValidateInputSerializer(serializers.Serializer):
@@ -151,9 +153,12 @@ class ReviewSummarySerializer(serializers.Serializer):
                                                                   "most common verdict.")
 
 
-class BidsSerializer(serializers.Serializer):
+class DatasetLevelSerializer(serializers.Serializer):
+    project = serializers.UUIDField()
+    task = serializers.CharField()
     column = serializers.CharField()
     level = serializers.CharField()
+    level_id = serializers.IntegerField()
 
 
 class SessionSerializer(serializers.ModelSerializer):
@@ -165,13 +170,13 @@ class SessionSerializer(serializers.ModelSerializer):
     corrected = serializers.SerializerMethodField()
     usage = serializers.SerializerMethodField()
     review_summary = serializers.SerializerMethodField()
-    bids = serializers.SerializerMethodField()
+    dataset_level = serializers.SerializerMethodField()
 
     class Meta:
         model = AnnotationSession
         fields = ["id", "url", "user", "description", "schema_version", "status", "status_display",
                   "final_annotation", "machine_annotation", "corrected", "producer", "is_valid", "created_at",
-                  "finished_at", "iteration_count", "usage", "review_summary", "bids", "confidence",
+                  "finished_at", "iteration_count", "usage", "review_summary", "dataset_level", "confidence",
                   "low_confidence"]
         read_only_fields = fields
 
@@ -196,11 +201,9 @@ class SessionSerializer(serializers.ModelSerializer):
         return {"count": obj.review_count, "mean_rating": obj.mean_rating, "accept": obj.accept_count,
                 "needs_fix": obj.needs_fix_count, "reject": obj.reject_count, "agreement": agreement_of(obj)}
 
-    @extend_schema_field(BidsSerializer(allow_null=True))
-    def get_bids(self, obj: AnnotationSession) -> dict[str, str] | None:
-        if not obj.bids_column:
-            return None
-        return {"column": obj.bids_column, "level": obj.bids_level}
+    @extend_schema_field(DatasetLevelSerializer(allow_null=True))
+    def get_dataset_level(self, obj: AnnotationSession) -> dict[str, Any] | None:
+        return dataset_level_of(obj)
 
 
 class SessionDetailSerializer(SessionSerializer):

@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from annotations.api import docs, views
+from annotations.api import datasets, docs, tokens, views
 
 app_name = "api"
 
@@ -10,9 +10,19 @@ urlpatterns = [
     path("sessions/<uuid:pk>/", views.SessionDetailView.as_view(), name="session-detail"),
     path("sessions/<uuid:pk>/reviews/", views.SessionReviewsView.as_view(), name="session-reviews"),
     path("sessions/<uuid:pk>/revisions/", views.SessionRevisionsView.as_view(), name="session-revisions"),
-    path("sessions/<uuid:pk>/bids/", views.SessionBidsView.as_view(), name="session-bids"),
+    path("sessions/<uuid:pk>/dataset-level/", views.SessionDatasetLevelView.as_view(), name="session-dataset-level"),
+    path("datasets/", datasets.DatasetListCreateView.as_view(), name="dataset-list"),
+    path("datasets/<uuid:pk>/", datasets.DatasetDetailView.as_view(), name="dataset-detail"),
+    path("datasets/<uuid:pk>/columns/<int:column_id>/", datasets.DatasetColumnView.as_view(), name="dataset-column"),
+    path("datasets/<uuid:pk>/levels/<int:level_id>/", datasets.DatasetLevelView.as_view(), name="dataset-level"),
+    path("datasets/<uuid:pk>/annotate/", datasets.DatasetAnnotateView.as_view(), name="dataset-annotate"),
+    path("datasets/<uuid:pk>/sidecar/", datasets.DatasetSidecarView.as_view(), name="dataset-sidecar"),
+    path("datasets/<uuid:pk>/download/", datasets.DatasetDownloadView.as_view(), name="dataset-download"),
     path("validate/", views.ValidateView.as_view(), name="validate"),
     path("export/", views.ExportView.as_view(), name="export"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", docs.api_docs, name="docs"),
+    path("token/", tokens.token_page, name="token"),
+    path("token/create/", tokens.token_create, name="token-create"),
+    path("token/revoke/", tokens.token_revoke, name="token-revoke"),
 ]

@@ -29,7 +29,7 @@ from rest_framework.views import APIView
 from annotations.api.pagination import SessionPagination
 from annotations.api.permissions import IsReviewerToWrite
 from annotations.api.serializers import (
-    BidsInputSerializer,
+    DatasetLevelInputSerializer,
     ExportQuerySerializer,
     ReviewInputSerializer,
     ReviewSerializer,
@@ -42,8 +42,11 @@ from annotations.api.serializers import (
     ValidateResultSerializer,
 )
 from annotations.api.throttles import ValidateThrottle
+from annotations.datasets.selectors import visible_projects
+from annotations.datasets.services import add_session_to_level
+from annotations.errors import FieldError
 from annotations.exports.formats import FilterError, check_format, export_response, sessions_for_export
-from annotations.models import AnnotationSession
+from annotations.models import AnnotationSession, DatasetLevel
 from annotations.review import services as reviews
 from annotations.runs.quota import RunQuotaExceeded
 from annotations.runs.services import RequestError, build_options, create_session, start_session
@@ -130,11 +133,12 @@ class SessionListCreateView(generics.ListCreateAPIView):
         with transaction.atomic():
             try:
                 session = create_session(user=request.user, description=values["description"], options=options,
-                                         max_image_bytes=settings.HEDIT_MAX_IMAGE_BYTES)
+                                         image=values.get("image"), max_image_bytes=settings.HEDIT_MAX_IMAGE_BYTES)
             except RunQuotaExceeded as exc:
                 raise Throttled(wait=exc.retry_after, detail=str(exc)) from exc
             except RequestError as exc:
-                raise ValidationError({"description": [str(exc)]}) from exc
+                field = "image" if str(exc).lower().startswith("image") else "description"
+                raise ValidationError({field: [str(exc)]}) from exc
             start_session(session)
         logger.info("API: %s started session %s", request.user, session.pk)
         session = with_record_relations(AnnotationSession.objects.filter(pk=session.pk)).get()
@@ -192,13 +196,20 @@ class SessionRevisionsView(APIView):
         return Response(RevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
 
-class SessionBidsView(APIView):
-    @extend_schema(request=BidsInputSerializer, responses={200: SessionSerializer},
-                   summary="Assign a BIDS column and level (owner or reviewers)")
+class SessionDatasetLevelView(APIView):
+    @extend_schema(request=DatasetLevelInputSerializer, responses={200: SessionSerializer},
+                   summary="Add a finished, valid run to a dataset project as a level's annotation (owner or "
+                           "reviewers); a level that already has a different accepted annotation is refused")
     def put(self, request: Request, pk: Any) -> Response:
-        session, values = _checked_input(request, pk, BidsInputSerializer)
-        with _review_errors():
-            reviews.assign_bids(session, request.user, **values)
+        session, values = _checked_input(request, pk, DatasetLevelInputSerializer)
+        if not reviews.can_place_in_dataset(request.user, session):
+            raise PermissionDenied("Only the run's owner or a reviewer can add it to a dataset.")
+        level = get_object_or_404(DatasetLevel.objects.filter(
+            column__task__project__in=visible_projects(request.user)), pk=values["level"])
+        try:
+            add_session_to_level(session, level)
+        except FieldError as exc:
+            raise ValidationError(exc.as_dict()) from exc
         return Response(SessionSerializer(session, context={"request": request}).data)
 
 
@@ -226,9 +237,9 @@ class ExportView(APIView):
     content_negotiation_class = _IgnoreFormatParameter
 
     @extend_schema(
-        parameters=[OpenApiParameter("format", str, enum=["csv", "jsonl", "bids"], required=True,
-                                     description="csv: one row per session; jsonl: full records; "
-                                                 "bids: an events.json sidecar of assigned levels."),
+        parameters=[OpenApiParameter("format", str, enum=["csv", "jsonl"], required=True,
+                                     description="csv: one row per session; jsonl: full records. BIDS "
+                                                 "sidecars come from dataset projects (/api/datasets/)."),
                     *FILTER_PARAMETERS],
         responses={(200, "text/csv"): OpenApiTypes.STR, (200, "application/x-ndjson"): OpenApiTypes.STR,
                    (200, "application/json"): OpenApiTypes.OBJECT,

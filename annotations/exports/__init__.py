@@ -1,1 +1,1 @@
-"""Exports: CSV, JSONL and BIDS sidecars, streamed from keyset pages."""
+"""Exports: CSV and JSONL of runs, streamed from keyset pages (BIDS sidecars: annotations.datasets)."""

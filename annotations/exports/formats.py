@@ -1,4 +1,4 @@
-"""Export formats (CSV, JSONL, BIDS): the filtered sessions, streamed as the chosen format."""
+"""Export formats (CSV, JSONL): the filtered sessions, streamed as the chosen format."""
 
 from __future__ import annotations
 
@@ -15,12 +15,11 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, QueryDict, StreamingHttpResponse
 
 from annotations.errors import FieldError
-from annotations.exports.bids import stream_bids
 from annotations.exports.keyset import keyset_pages
 from annotations.history.filters import filter_sessions
 from annotations.models import AnnotationSession
 from annotations.review.services import agreement_of
-from annotations.selectors import session_record, visible_sessions, with_record_relations
+from annotations.selectors import dataset_level_of, session_record, visible_sessions, with_record_relations
 
 CSV_PAGE_SIZE = 2000
 
@@ -54,8 +53,6 @@ FORMATS: dict[str, ExportFormat] = {
     "csv": ExportFormat("csv", "CSV, one row per session", "text/csv; charset=utf-8", "hedit-sessions.csv"),
     "jsonl": ExportFormat("jsonl", "JSONL, the full record of each session", "application/x-ndjson",
                           "hedit-sessions.jsonl"),
-    "bids": ExportFormat("bids", "BIDS events.json sidecar of assigned levels", "application/json",
-                         "events.json"),
 }
 
 
@@ -181,13 +178,13 @@ def stream_jsonl(qs: QuerySet[AnnotationSession], page_size: int = JSONL_PAGE_SI
 
 
 def record_of(session: AnnotationSession) -> dict[str, Any]:
-    """The JSONL record: the full session record plus its review summary and BIDS assignment."""
+    """The JSONL record: the full session record plus its review summary and dataset level."""
     record = session_record(session, full=True)
     record["review_summary"] = {
         "count": session.review_count, "mean_rating": session.mean_rating,
         "accept": session.accept_count, "needs_fix": session.needs_fix_count,
         "reject": session.reject_count, "agreement": agreement_of(session)}
-    record["bids"] = {"column": session.bids_column, "level": session.bids_level}
+    record["dataset_level"] = dataset_level_of(session)
     return record
 
 
@@ -196,9 +193,7 @@ def stream_export(fmt: ExportFormat | str, qs: QuerySet[AnnotationSession]) -> I
     fmt = fmt if isinstance(fmt, ExportFormat) else check_format(fmt)
     if fmt.name == "csv":
         return stream_csv(qs)
-    if fmt.name == "jsonl":
-        return stream_jsonl(qs)
-    return stream_bids(qs)
+    return stream_jsonl(qs)
 
 
 _END = object()

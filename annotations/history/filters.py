@@ -15,6 +15,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from annotations.errors import sentence
 from annotations.models import AnnotationSession, SessionStatus, Verdict
 
 FILTER_FIELDS = ("q", "status", "valid", "schema_version", "date_from", "date_to", "user", "reviewed",
@@ -128,7 +129,24 @@ def filter_sessions(qs: QuerySet[AnnotationSession],
         else:
             errors["min_rating"] = f"min_rating: {rating!r} is not a number from 1 to 5"
 
-    return qs, errors
+    return qs, {name: _readable(name, message) for name, message in errors.items()}
+
+
+# The filters' labels on the history and export pages, so a message names what the user sees.
+LABELS = {"q": "Search", "status": "Status", "valid": "Validity", "schema_version": "Schema",
+          "date_from": "From", "date_to": "To", "user": "User", "reviewed": "Reviewed", "verdict": "Verdict",
+          "min_rating": "Min rating"}
+
+
+def _readable(name: str, message: str) -> str:
+    """'min_rating: ...' as 'Min rating (min_rating): ....': the label the page shows, the parameter
+    the API and command line take, and a full sentence."""
+    prefix = f"{name}: "
+    label = LABELS.get(name, name)
+    if message.startswith(prefix):
+        named = label if label.lower() == name else f"{label} ({name})"
+        message = f"{named}: {message[len(prefix):]}"
+    return sentence(message)
 
 
 def active_filters(params: Mapping[str, str]) -> dict[str, str]:
@@ -144,6 +162,8 @@ class CheapPage:
     number: int
     per_page: int
     has_next: bool
+    seen: int = 0  # keys the keys query returned from the page's offset on (see look_ahead)
+    reached_end: bool = False  # True when those were all there are: the total is known
 
     @property
     def has_previous(self) -> bool:
@@ -165,23 +185,69 @@ def parse_page(raw: str | None) -> int:
     """The page number from a query value; raises ValueError with a message naming it."""
     text = (raw or "1").strip() or "1"
     if not text.isdigit() or not 1 <= int(text) <= MAX_PAGE:
-        raise ValueError(f"page: {text!r} is not a page number from 1 to {MAX_PAGE}")
+        raise ValueError(f"Page: {text!r} is not a page number from 1 to {MAX_PAGE}.")
     return int(text)
 
 
+PER_PAGE_CHOICES = (25, 50, 100, 200)
+DEFAULT_PER_PAGE = 50
+
+
+def parse_per_page(raw: str | None) -> int:
+    """The page size from a query value; raises ValueError with a message naming it."""
+    text = (raw or "").strip()
+    if not text:
+        return DEFAULT_PER_PAGE
+    if not text.isdigit() or int(text) not in PER_PAGE_CHOICES:
+        raise ValueError(f"Page size (per_page): {text!r} is not one of {', '.join(map(str, PER_PAGE_CHOICES))}.")
+    return int(text)
+
+
+# Filters a COUNT answers from an index (status and date ranges, a user's own runs); the others
+# (text search, validity, schema, reviews) make it scan the table.
+INDEXED_FILTERS = frozenset({"status", "date_from", "date_to", "user"})
+
+
+def counts_from_index(params: Mapping[str, str]) -> bool:
+    """True when counting the sessions these filters select needs no table scan."""
+    return set(active_filters(params)) <= INDEXED_FILTERS
+
+
+def page_total(qs: QuerySet[Any], page: CheapPage, *, exact: bool) -> tuple[int, bool]:
+    """How many rows *qs* has, for "1-50 of N": ``(n, more)``, *more* meaning "more than n".
+
+    When the page's keys query reached the end (it reads *look_ahead* keys past the page) that is
+    the total, free: the costly case, a rare search, had to scan the whole table anyway.  Else an
+    *exact* COUNT (the filters use an index), or the lower bound the keys query saw: a second scan
+    for a broad search would double the page's time (benchmarks/history_page.py).
+    """
+    before = (page.number - 1) * page.per_page
+    if page.reached_end:
+        return before + page.seen, False
+    if exact or page.seen == 0:
+        return qs.order_by().count(), False
+    return before + page.seen - 1, True
+
+
 def cheap_page(qs: QuerySet[Any], number: int, per_page: int = 50, *,
-               rows: QuerySet[Any] | None = None) -> CheapPage:
+               rows: QuerySet[Any] | None = None, look_ahead: int = 0) -> CheapPage:
     """One page of the ordered *qs* in two steps: the page's keys, then its rows.
 
     The keys query carries the offset, so a deep page walks only the ordering index instead of
     reading (and joining) every row it skips; *rows* (default: all of the model) loads the page's
-    rows with whatever select_related/only the caller wants.
+    rows with whatever select_related/only the caller wants.  With *look_ahead*, the keys query
+    reads up to that many keys past the offset, so a short result set is counted on the way.
     """
     offset = (number - 1) * per_page
-    keys = list(qs.values_list("pk", flat=True)[offset:offset + per_page + 1])
-    has_next = len(keys) > per_page
+    window = max(per_page, look_ahead)
+    keys = list(qs.values_list("pk", flat=True)[offset:offset + window + 1])
+    seen = len(keys)
+    has_next = seen > per_page
     keys = keys[:per_page]
     source = rows if rows is not None else qs.model._default_manager.all()
     by_key = {obj.pk: obj for obj in source.filter(pk__in=keys)} if keys else {}
     items = [by_key[k] for k in keys if k in by_key]
-    return CheapPage(items=items, number=number, per_page=per_page, has_next=has_next)
+    # Past the end (an empty page after the first) says nothing about where the end is.
+    reached_end = seen <= window and (seen > 0 or number == 1)
+    return CheapPage(items=items, number=number, per_page=per_page, has_next=has_next, seen=seen,
+                     reached_end=reached_end)

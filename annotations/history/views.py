@@ -12,17 +12,29 @@ from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
-from annotations.history.filters import active_filters, cheap_page, filter_sessions, parse_page
+from annotations.history.filters import (
+    DEFAULT_PER_PAGE,
+    PER_PAGE_CHOICES,
+    active_filters,
+    cheap_page,
+    counts_from_index,
+    filter_sessions,
+    page_total,
+    parse_page,
+    parse_per_page,
+)
 from annotations.history.forms import history_filter_fields
 from annotations.models import AnnotationSession
 from annotations.selectors import can_see_all, visible_sessions
 
-PER_PAGE = 50
+# The keys query reads this many keys past a page's offset, so a short list is counted on the way
+# (see page_total), and a broad search says "more than" instead of counting every match.
+LOOK_AHEAD = 1000
 
 # What a row shows; long text columns that the table never displays stay in the database.
 ROW_FIELDS = ("id", "created_at", "description", "final_annotation", "status", "is_valid", "interrupted",
-              "schema_version", "prompt_tokens", "completion_tokens", "cost_usd", "review_count", "mean_rating",
-              "user__username")
+              "schema_version", "llm_call_count", "prompt_tokens", "completion_tokens", "cost_usd", "review_count",
+              "mean_rating", "user__username")
 
 
 def _clip(text: str, limit: int) -> str:
@@ -45,7 +57,7 @@ class HistoryRow:
     status_label: str
     validity: str
     schema_version: str
-    tokens: str
+    tokens: str  # "" when the run made no LLM call: an offline run has no tokens or cost to show
     cost: str
     rating: str
     review_count: int
@@ -60,8 +72,10 @@ class HistoryRow:
             user=s.user.get_username() if s.user else "—", status=s.status,
             status_label=s.get_status_display(),
             validity="" if s.is_valid is None else ("valid" if s.is_valid else "invalid"),
-            schema_version=s.schema_version, tokens=f"{s.prompt_tokens + s.completion_tokens:,}",
-            cost=f"${s.cost_usd:.4f}", rating="" if s.mean_rating is None else f"{s.mean_rating:.1f}",
+            schema_version=s.schema_version,
+            tokens=f"{s.prompt_tokens + s.completion_tokens:,}" if s.llm_call_count else "",
+            cost=f"${s.cost_usd:.4f}" if s.llm_call_count else "",
+            rating="" if s.mean_rating is None else f"{s.mean_rating:.1f}",
             review_count=s.review_count)
 
 
@@ -75,12 +89,19 @@ def history(request: HttpRequest) -> HttpResponse:
     except ValueError as exc:
         errors["page"] = str(exc)
         number = 1
+    try:
+        per_page = parse_per_page(request.GET.get("per_page"))
+    except ValueError as exc:
+        errors["per_page"] = str(exc)
+        per_page = DEFAULT_PER_PAGE
     filters = active_filters(request.GET)
-    page, rows = None, []
+    page, rows, total, more = None, [], 0, False
     if not errors:
-        page = cheap_page(qs.order_by("-created_at"), number, PER_PAGE,
+        page = cheap_page(qs.order_by("-created_at"), number, per_page, look_ahead=LOOK_AHEAD,
                           rows=AnnotationSession.objects.select_related("user").only(*ROW_FIELDS))
         rows = [HistoryRow.of(s) for s in page.items]
+        total, more = page_total(qs, page, exact=counts_from_index(request.GET))
+    size_query = {} if per_page == DEFAULT_PER_PAGE else {"per_page": per_page}
     context: dict[str, Any] = {
         "fields": history_filter_fields(request.GET, show_user=sees_all),
         "search": request.GET.get("q", ""),
@@ -89,6 +110,14 @@ def history(request: HttpRequest) -> HttpResponse:
         "rows": rows,
         "show_user": sees_all,
         "filter_query": urlencode(filters),
+        # Pager links keep the page size; the export link does not need it.
+        "pager_query": urlencode({**filters, **size_query}),
+        "per_page": per_page,
+        "sizes": [{"size": n, "query": urlencode({**filters, "per_page": n})} for n in PER_PAGE_CHOICES],
+        "total": total,
+        "total_is_more": more,
+        # Token and cost columns only when a run on this page called a language model.
+        "show_usage": any(r.tokens for r in rows),
         "is_filtered": bool(set(filters) - {"q"}),
         "has_filters": bool(filters),
     }

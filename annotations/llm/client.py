@@ -65,7 +65,8 @@ def check_server_models(models: list[str], server: dict[str, Any] | None = None)
                               "Choose an offered model, or enter your own key or endpoint.")
 
 
-def user_values(user: Any, server: dict[str, Any]) -> dict[str, Any] | None:
+def user_values(user: Any, server: dict[str, Any], *, draft: UserLLMSettings | None = None,
+                key: str | None = None) -> dict[str, Any] | None:
     """The values for *user*'s own settings, or None when they stored none.
 
     A user endpoint never receives the server's key and is untrusted (its connections are checked
@@ -76,10 +77,13 @@ def user_values(user: Any, server: dict[str, Any]) -> dict[str, Any] | None:
     """
     if user is None or not getattr(user, "is_authenticated", False):
         return None
-    stored = UserLLMSettings.objects.filter(user=user).first()
+    # A draft (unsaved settings, with the key typed in or None for the stored one) goes through the
+    # very same rules, so "Test connection" tries exactly what a run would use.
+    stored = draft if draft is not None else UserLLMSettings.objects.filter(user=user).first()
     if stored is None:
         return None
-    key = decrypt_secret(stored.encrypted_api_key) if stored.encrypted_api_key else ""
+    if key is None:
+        key = decrypt_secret(stored.encrypted_api_key) if stored.encrypted_api_key else ""
     common = {k: server[k] for k in (*_SERVER_ONLY, "CACHE_TTL") if k in server}
     scope = f"user:{user.pk}"
     if stored.base_url or stored.provider:
@@ -103,13 +107,13 @@ def user_values(user: Any, server: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def chat_model_for(user: Any) -> ChatModel | None:
-    """The chat model for *user*'s runs, or None for the offline annotator."""
+def chat_model_for(user: Any, *, draft: UserLLMSettings | None = None, key: str | None = None) -> ChatModel | None:
+    """The chat model for *user*'s runs, or None for the offline annotator (*draft*, *key*: see user_values)."""
     from agents.llm.openai_model import OpenAIChatModel
 
     server = server_values()
     try:
-        values = user_values(user, server) or server
+        values = user_values(user, server, draft=draft, key=key) or server
     except SecretUnreadable:
         logger.warning("stored API key of user %s cannot be decrypted", getattr(user, "pk", "?"))
         return UnavailableModel("your stored API key cannot be decrypted any more; enter it again on the "

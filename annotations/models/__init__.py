@@ -1,5 +1,14 @@
 """The app's models, one module per concern; imported here so Django finds them all."""
 
+from annotations.models.datasets import (
+    ColumnKind,
+    DatasetColumn,
+    DatasetFile,
+    DatasetLevel,
+    DatasetProject,
+    DatasetTask,
+    JobStatus,
+)
 from annotations.models.llm import LLMResponseCache, UserLLMSettings
 from annotations.models.review import Review, Revision, Verdict
 from annotations.models.runs import (
@@ -17,8 +26,15 @@ __all__ = [
     "FINISHED_STATUSES",
     "AgentStepRecord",
     "AnnotationSession",
+    "ColumnKind",
+    "DatasetColumn",
+    "DatasetFile",
+    "DatasetLevel",
+    "DatasetProject",
+    "DatasetTask",
     "FeedbackMessage",
     "Iteration",
+    "JobStatus",
     "LLMCallRecord",
     "LLMResponseCache",
     "Review",

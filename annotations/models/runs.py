@@ -87,9 +87,9 @@ class AnnotationSession(models.Model):
     needs_fix_count = models.PositiveIntegerField(default=0)
     reject_count = models.PositiveIntegerField(default=0)
 
-    # BIDS sidecar assignment: which events.tsv column and level this session annotates.
-    bids_column = models.CharField(max_length=64, blank=True)
-    bids_level = models.CharField(max_length=128, blank=True)
+    # A dataset project's level this run annotates (see annotations.models.datasets).
+    dataset_level = models.ForeignKey("annotations.DatasetLevel", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="sessions")
 
     class Meta:
         ordering = ["-created_at"]

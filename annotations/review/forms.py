@@ -38,12 +38,15 @@ class CorrectionForm(_PanelForm):
     comment = forms.CharField(label="Why (optional)", required=False, max_length=MAX_COMMENT_CHARS)
 
 
-class BidsForm(_PanelForm):
-    id_prefix = "bids"
-    column = forms.CharField(label="events.tsv column", required=False, max_length=64,
-                             widget=forms.TextInput(attrs={"placeholder": "event_type"}))
-    level = forms.CharField(label="Level", required=False, max_length=128,
-                            widget=forms.TextInput(attrs={"placeholder": "show_face"}))
+class DatasetLevelForm(_PanelForm):
+    """Add a run to a dataset project as one level's annotation; the choices are the user's levels."""
+
+    id_prefix = "dataset"
+    level = forms.TypedChoiceField(label="Dataset level", coerce=int)
+
+    def __init__(self, *args: Any, choices: list[tuple[int, str]] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["level"].choices = [("", "Choose a level"), *choices]
 
 
 class ExportForm(forms.Form):

@@ -6,9 +6,10 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from annotations.datasets.selectors import level_choices
 from annotations.models import AnnotationSession
 from annotations.review import services as reviews
-from annotations.review.forms import BidsForm, CorrectionForm, ReviewForm
+from annotations.review.forms import CorrectionForm, DatasetLevelForm, ReviewForm
 from annotations.review.queue import QUEUE_ORDERS, clean_order, queue_neighbours, queue_url
 from annotations.selectors import visible_sessions
 
@@ -33,7 +34,7 @@ def panel_context(request: HttpRequest, session: AnnotationSession, **forms: Any
         "session": session, "request": request, "summary": reviews.summary_of(session),
         "reviews": review_list, "revisions": list(reviews.revisions_of(session)), "my_review": mine,
         "can_review": is_reviewer and reviewable, "is_reviewer": is_reviewer, "reviewable": reviewable,
-        "can_assign_bids": reviews.can_assign_bids(user, session),
+        "can_place_in_dataset": reviews.can_place_in_dataset(user, session) and session.is_valid is True,
         "corrected": reviews.is_corrected(session),
         "may_request_review": reviews.may_request_review(user, session),
         "not_a_reviewer": NOT_A_REVIEWER, "queue_order": order, "queue_order_label": QUEUE_ORDERS[order],
@@ -48,9 +49,9 @@ def panel_context(request: HttpRequest, session: AnnotationSession, **forms: Any
         context["my_draft"] = draft
         context["correction_form"] = forms.get("correction_form") or CorrectionForm(initial={
             "hed": draft.after if draft else session.final_annotation, "comment": draft.comment if draft else ""})
-    if context["can_assign_bids"]:
-        context["bids_form"] = forms.get("bids_form") or BidsForm(
-            initial={"column": session.bids_column, "level": session.bids_level})
+    if context["can_place_in_dataset"] and session.dataset_level_id is None:
+        context["dataset_level_form"] = forms.get("dataset_level_form") or DatasetLevelForm(
+            choices=level_choices(user))
     context.update({k: v for k, v in forms.items()
                     if k.endswith("_message") or k in {"oob_annotation", "refused_issues"}})
     return context

@@ -28,8 +28,6 @@ REVIEWABLE_STATUSES = (SessionStatus.SUCCEEDED, SessionStatus.INVALID)
 MAX_COMMENT_CHARS = 5000
 MAX_ANNOTATION_CHARS = 20000
 # A BIDS column is a TSV header: no whitespace or separators, so a tool can match it exactly.
-_BIDS_COLUMN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-_BIDS_LEVEL_FORBIDDEN = re.compile(r"[\t\r\n]")
 
 
 class ReviewError(FieldError):
@@ -95,8 +93,8 @@ def can_review(user: Any) -> bool:
     return bool(cached)
 
 
-def can_assign_bids(user: Any, session: AnnotationSession) -> bool:
-    """The session's owner knows which event it describes; reviewers may fix that too."""
+def can_place_in_dataset(user: Any, session: AnnotationSession) -> bool:
+    """The session's owner knows which event it describes; reviewers may place it too."""
     if user is None or not user.is_authenticated:
         return False
     return can_review(user) or (session.user_id is not None and session.user_id == user.pk)
@@ -314,31 +312,6 @@ def corrected_by(session: AnnotationSession) -> Any:
     revision = (session.revisions.filter(is_draft=False, after=session.final_annotation)
                 .select_related("author").order_by("-created_at", "-id").first())
     return revision.author if revision is not None else None
-
-
-# --- BIDS -----------------------------------------------------------------------------------
-
-
-def assign_bids(session: AnnotationSession, user: Any, *, column: Any, level: Any) -> AnnotationSession:
-    """Say which events.tsv column and level *session* annotates; both empty clears it."""
-    if not can_assign_bids(user, session):
-        raise PermissionError("only the session's owner or a reviewer can assign it to a BIDS level")
-    column_text = str(column or "").strip()
-    level_text = str(level or "").strip()
-    if column_text and not _BIDS_COLUMN.match(column_text):
-        raise ReviewError("column", "a column name has 1-64 letters, digits, '_', '-' or '.' and no spaces")
-    if column_text and column_text.lower() in {"onset", "duration", "hed"}:
-        raise ReviewError("column", f"'{column_text}' is a reserved BIDS column")
-    if len(level_text) > 128 or _BIDS_LEVEL_FORBIDDEN.search(level_text):
-        raise ReviewError("level", "a level has at most 128 characters and no tabs or line breaks")
-    if level_text == "n/a":
-        raise ReviewError("level", "'n/a' marks a missing value in BIDS and cannot be a level")
-    if bool(column_text) != bool(level_text):
-        field = "level" if column_text else "column"
-        raise ReviewError(field, "give both a column and a level, or neither to clear the assignment")
-    AnnotationSession.objects.filter(pk=session.pk).update(bids_column=column_text, bids_level=level_text)
-    session.bids_column, session.bids_level = column_text, level_text
-    return session
 
 
 # --- tag suggestions for the correction editor ----------------------------------------------

@@ -8,6 +8,6 @@ urlpatterns = [
     path("sessions/<uuid:pk>/review/", views.review_submit, name="review-submit"),
     path("sessions/<uuid:pk>/review/panel/", views.review_panel, name="review-panel"),
     path("sessions/<uuid:pk>/correct/", views.review_correct, name="review-correct"),
-    path("sessions/<uuid:pk>/bids/", views.review_bids, name="review-bids"),
+    path("sessions/<uuid:pk>/dataset-level/", views.review_dataset_level, name="review-dataset-level"),
     path("sessions/<uuid:pk>/request-review/", views.review_request, name="review-request"),
 ]

@@ -20,9 +20,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion
-from annotations.models import AnnotationSession
+from annotations.datasets.selectors import level_choices, visible_projects
+from annotations.datasets.services import add_session_to_level
+from annotations.errors import FieldError
+from annotations.models import AnnotationSession, DatasetLevel
 from annotations.review import services as reviews
-from annotations.review.forms import BidsForm, CorrectionForm, ReviewForm
+from annotations.review.forms import CorrectionForm, DatasetLevelForm, ReviewForm
 from annotations.review.panels import PANEL_TEMPLATE, panel_context, queue_order_of
 from annotations.review.queue import QUEUE_ORDERS, clean_order, queue_neighbours, queue_url
 from annotations.review.queue import review_queue as review_queue_of
@@ -46,7 +49,7 @@ def _session_for(request: HttpRequest, pk: Any) -> AnnotationSession:
     return get_object_or_404(visible_sessions(request.user).select_related("user"), pk=pk)
 
 
-def _fail(form: Any, exc: reviews.ReviewError) -> None:
+def _fail(form: Any, exc: FieldError) -> None:
     form.add_error(exc.field if exc.field in form.fields else None, exc.message)
 
 
@@ -56,7 +59,7 @@ def _panel_post(request: HttpRequest, session: AnnotationSession, form: forms.Fo
     if form.is_valid():
         try:
             return save(form.cleaned_data)
-        except reviews.ReviewError as exc:
+        except FieldError as exc:
             _fail(form, exc)
     return _panel(request, session, status=400, **{form_name: form})
 
@@ -147,16 +150,20 @@ def review_request(request: HttpRequest, pk: Any) -> HttpResponse:
 
 @login_required
 @require_POST
-def review_bids(request: HttpRequest, pk: Any) -> HttpResponse:
+def review_dataset_level(request: HttpRequest, pk: Any) -> HttpResponse:
+    """Add this run to a dataset project as a level's annotation; a conflicting accepted level is refused."""
     session = _session_for(request, pk)
-    if not reviews.can_assign_bids(request.user, session):
-        return HttpResponseForbidden("Only the session's owner or a reviewer can assign a BIDS level.")
+    if not reviews.can_place_in_dataset(request.user, session):
+        return HttpResponseForbidden("Only the run's owner or a reviewer can add it to a dataset.")
 
     def save(data: dict[str, Any]) -> HttpResponse:
-        reviews.assign_bids(session, request.user, **data)
-        return _panel(request, session, bids_message="BIDS assignment saved.")
+        level = get_object_or_404(DatasetLevel.objects.filter(
+            column__task__project__in=visible_projects(request.user)), pk=data["level"])
+        add_session_to_level(session, level)
+        return _panel(request, session, dataset_message=f"Added to {level.column.task.project.name}.")
 
-    return _panel_post(request, session, BidsForm(request.POST), "bids_form", save)
+    form = DatasetLevelForm(request.POST, choices=level_choices(request.user))
+    return _panel_post(request, session, form, "dataset_level_form", save)
 
 
 @login_required

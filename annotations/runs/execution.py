@@ -6,6 +6,7 @@ only enqueues the task, so the two never import each other.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -19,21 +20,21 @@ from agents.workflow import StimulusImage, run_workflow
 from annotations.llm.client import chat_model_for
 from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
 from annotations.runs.images import sniff_image_type
+from annotations.runs.lease import (
+    NO_LEASE,
+    TRANSIENT_DATABASE_ERRORS,
+    Attempt,
+    LeaseLost,
+    held,
+    lease_seconds,
+    renew,
+)
+from annotations.runs.lease import claim as lease_claim
 from annotations.runs.memory import examples_for
 from annotations.runs.producer import producer_of
 from annotations.runs.recorder import SessionRecorder, broadcast
 
 logger = logging.getLogger(__name__)
-
-
-def _claim(session_id: Any) -> AnnotationSession | None:
-    """Mark a queued session running; None when another worker has it or it is gone."""
-    claimed = AnnotationSession.objects.filter(pk=session_id, status=SessionStatus.QUEUED).update(
-        status=SessionStatus.RUNNING, started_at=timezone.now())
-    if not claimed:
-        return None
-    # The user comes along: the async caller cannot load a lazy relation.
-    return AnnotationSession.objects.select_related("user").get(pk=session_id)
 
 
 def _image_of(session: AnnotationSession) -> StimulusImage | None:
@@ -44,24 +45,24 @@ def _image_of(session: AnnotationSession) -> StimulusImage | None:
     return StimulusImage(data=data, mime_type=sniff_image_type(data))
 
 
-def finish(session_id: Any, state: AnnotationState) -> AnnotationSession:
-    session = AnnotationSession.objects.get(pk=session_id)
-    session.status = state.status or SessionStatus.FAILED
-    session.error = state.error
-    session.machine_annotation = state.annotation
-    session.final_annotation = state.annotation
-    session.is_valid = state.is_valid if state.iterations else None
-    session.is_faithful = state.is_faithful
-    session.is_complete = state.assessment.is_complete if state.assessment else None
-    session.evaluation_feedback = state.evaluation.feedback if state.evaluation else ""
-    session.assessment_feedback = state.assessment.feedback if state.assessment else ""
-    session.iteration_count = len(state.iterations)
-    session.producer = producer_of(session_id) if state.annotation else ""
-    for name, value in _evaluation_fields(state).items():
-        setattr(session, name, value)
-    session.finished_at = timezone.now()
-    session.save()
-    return session
+def finish(session_id: Any, state: AnnotationState, attempt: Attempt = NO_LEASE) -> AnnotationSession:
+    """Store the outcome; raises :class:`LeaseLost` when *attempt* no longer holds the run."""
+    fields = {
+        "status": state.status or SessionStatus.FAILED, "error": state.error,
+        "machine_annotation": state.annotation, "final_annotation": state.annotation,
+        "is_valid": state.is_valid if state.iterations else None, "is_faithful": state.is_faithful,
+        "is_complete": state.assessment.is_complete if state.assessment else None,
+        "evaluation_feedback": state.evaluation.feedback if state.evaluation else "",
+        "assessment_feedback": state.assessment.feedback if state.assessment else "",
+        "iteration_count": attempt.iteration(len(state.iterations)), "finished_at": timezone.now(),
+        "lease_expires_at": None,
+        "producer": producer_of(session_id) if state.annotation else "",
+        **_evaluation_fields(state),
+    }
+    runs = held(session_id, attempt.number) if attempt.number else AnnotationSession.objects.filter(pk=session_id)
+    if not runs.update(**fields):
+        raise LeaseLost(f"session {session_id} attempt {attempt.number} lost its lease before it finished")
+    return AnnotationSession.objects.get(pk=session_id)
 
 
 def _evaluation_fields(state: AnnotationState) -> dict[str, Any]:
@@ -87,20 +88,41 @@ def _memory_for(session: AnnotationSession) -> list[Any]:
         return []
 
 
-def fail(session_id: Any, message: str, *, interrupted: bool = False) -> None:
-    AnnotationSession.objects.filter(pk=session_id).exclude(status__in=FINISHED_STATUSES).update(
-        status=SessionStatus.FAILED, error=message, interrupted=interrupted, finished_at=timezone.now())
+def fail(session_id: Any, message: str, *, interrupted: bool = False, attempt: Attempt = NO_LEASE) -> None:
+    runs = held(session_id, attempt.number) if attempt.number else AnnotationSession.objects.filter(pk=session_id)
+    runs.exclude(status__in=FINISHED_STATUSES).update(
+        status=SessionStatus.FAILED, error=message, interrupted=interrupted, finished_at=timezone.now(),
+        lease_expires_at=None)
 
 
-async def execute_session(session_id: Any, *, llm: ChatModel | None = None,
-                          use_configured_llm: bool = True) -> AnnotationSession | None:
-    """Run the workflow for a queued session, storing every step as it happens."""
-    session = await sync_to_async(_claim)(session_id)
-    if session is None:
+async def _keep_lease(recorder: SessionRecorder) -> None:
+    """Renew the lease a few times per term while the workflow runs (an LLM call may outlast a term)."""
+    interval = max(0.05, lease_seconds() / 3)
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            held_still = await sync_to_async(renew)(recorder.session_id, recorder.attempt.number)
+        except TRANSIENT_DATABASE_ERRORS:
+            # The database may come back within the term; if not, the lease lapses and the run moves on.
+            logger.warning("could not renew the lease of session %s", recorder.session_id, exc_info=True)
+            continue
+        if not held_still:
+            logger.warning("session %s was taken from this worker; stopping it", recorder.session_id)
+            recorder.lost = True
+            return
+
+
+async def execute_session(session_id: Any, *, llm: ChatModel | None = None, use_configured_llm: bool = True,
+                          worker_id: str = "") -> AnnotationSession | None:
+    """Run the workflow for a queued session under a lease, storing every step as it happens."""
+    claim = await sync_to_async(lease_claim)(session_id, worker_id)
+    if claim is None:
         logger.info("session %s is not queued; nothing to run", session_id)
         return None
+    session, attempt = claim.session, claim.attempt
     await broadcast(session_id, "status")
-    recorder = SessionRecorder(session_id)
+    recorder = SessionRecorder(session_id, attempt)
+    heartbeat = asyncio.create_task(_keep_lease(recorder))
     owned: ChatModel | None = None
     try:
         if llm is None and use_configured_llm:
@@ -110,14 +132,26 @@ async def execute_session(session_id: Any, *, llm: ChatModel | None = None,
         state = await run_workflow(session.description, WorkflowOptions.from_dict(session.options), llm=llm,
                                    observer=recorder, should_cancel=recorder.should_cancel, image=image,
                                    examples=examples)
-        session = await sync_to_async(finish)(session_id, state)
+        session = await sync_to_async(finish)(session_id, state, attempt)
+    except LeaseLost:
+        # Someone else owns the run now (a new attempt, a cancel, a re-run): leave it to them.
+        logger.warning("session %s attempt %d stopped: it no longer holds the run", session_id, attempt.number)
+        session = await AnnotationSession.objects.aget(pk=session_id)
+    except TRANSIENT_DATABASE_ERRORS:
+        # Nothing can be stored now; the lease lapses and a worker runs it again once the database is back.
+        logger.warning("session %s attempt %d lost its database; it will be retried", session_id,
+                       attempt.number, exc_info=True)
+        raise
     except Exception as exc:
         # Whatever broke, the session must not stay "running" and the user gets one line.
         logger.exception("run of session %s failed", session_id)
-        await sync_to_async(fail)(session_id, f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
+        await sync_to_async(fail)(session_id, f"internal error: {type(exc).__name__}: {exc}".splitlines()[0],
+                                  attempt=attempt)
         session = await AnnotationSession.objects.aget(pk=session_id)
-    if owned is not None:
-        await _close(owned)
+    finally:
+        heartbeat.cancel()
+        if owned is not None:
+            await _close(owned)
     await broadcast(session_id, "status")
     return session
 

@@ -39,9 +39,14 @@ class AnnotateForm(forms.Form):
         help_text="PNG or JPEG; described by the vision agent when a language model is configured.",
         widget=forms.ClearableFileInput(attrs={"accept": "image/png,image/jpeg"}))
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, vision_model: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["schema_version"].initial = default_schema()
+        if vision_model is not None:
+            # Say up front what the submission check (services.check_vision) will say anyway.
+            self.fields["image"].help_text = (
+                f"PNG or JPEG; described by {vision_model}." if vision_model else
+                "PNG or JPEG. Needs a vision model, and none is configured: set one on the LLM settings page.")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

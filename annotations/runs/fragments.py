@@ -7,6 +7,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from annotations.models import AgentStepRecord, AnnotationSession
+from annotations.runs.lease import is_lost
 
 
 def may_cancel(session: AnnotationSession, user: Any) -> bool:
@@ -15,7 +16,9 @@ def may_cancel(session: AnnotationSession, user: Any) -> bool:
 
 
 def session_flags(session: AnnotationSession, user: Any) -> dict[str, Any]:
-    return {"session": session, "can_cancel": may_cancel(session, user), "can_rerun": session.is_finished}
+    # A run whose worker died may be re-run at once: it would otherwise wait for the sweeper.
+    return {"session": session, "can_cancel": may_cancel(session, user),
+            "can_rerun": session.is_finished or is_lost(session)}
 
 
 def ws_path(session: AnnotationSession, after: int) -> str:

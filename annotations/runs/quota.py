@@ -79,7 +79,8 @@ def check_run_quota(user: Any, count: int = 1) -> None:
     if rate is None or user is None or not getattr(user, "is_authenticated", False):
         return
     since = timezone.now() - timedelta(seconds=rate.seconds)
-    recent = AnnotationSession.objects.filter(user=user, created_at__gte=since)
+    # Dataset levels have their own quota (annotations.datasets.services.check_level_quota).
+    recent = AnnotationSession.objects.filter(user=user, created_at__gte=since, dataset_level__isnull=True)
     used = recent.count()
     if used + count <= rate.limit:
         return

@@ -20,6 +20,7 @@ from annotations.models import (
     LLMCallRecord,
     ValidationIssueRecord,
 )
+from annotations.runs.lease import NO_LEASE, Attempt, renew_or_raise
 
 logger = logging.getLogger(__name__)
 
@@ -28,13 +29,29 @@ def session_group(session_id: Any) -> str:
     return f"session_{session_id}"
 
 
+def dataset_group(project_id: Any) -> str:
+    return f"dataset_{project_id}"
+
+
+def _dataset_level_of(session_id: Any) -> tuple[Any, Any] | None:
+    return (AnnotationSession.objects.filter(pk=session_id, dataset_level__isnull=False)
+            .values_list("dataset_level__column__task__project_id", "dataset_level_id").first())
+
+
 async def broadcast(session_id: Any, kind: str, **payload: Any) -> None:
-    """Tell every live page of this session that something new is stored."""
+    """Tell every live page of this session that something new is stored.
+
+    A status change of a dataset level's run (started, finished, reviewed) also tells its project's page.
+    """
     layer = get_channel_layer()
     if layer is None:
         return
     try:
         await layer.group_send(session_group(session_id), {"type": "session.event", "kind": kind, **payload})
+        if kind == "status":
+            level = await sync_to_async(_dataset_level_of)(session_id)
+            if level is not None:
+                await layer.group_send(dataset_group(level[0]), {"type": "dataset.progress", "level_id": level[1]})
     except Exception:
         # A live page missing an update must never fail the run; a reload replays from the database.
         logger.warning("could not broadcast %s for session %s", kind, session_id, exc_info=True)
@@ -45,39 +62,42 @@ def _issue_dict(issue: Any) -> dict[str, str]:
             "tag": issue.tag}
 
 
-def store_step(session_id: Any, step: AgentStep, state: AnnotationState) -> int:
-    """Write one step and what it changed, in one transaction."""
+def store_step(session_id: Any, step: AgentStep, state: AnnotationState, attempt: Attempt = NO_LEASE) -> int:
+    """Write one step and what it changed, in one transaction, if *attempt* still holds the run."""
+    current = state.current
+    number = attempt.iteration(current.number) if current is not None else 0
     with transaction.atomic():
+        if attempt.number:
+            # Renewing the lease here fences the write: a worker that lost the run stores nothing more.
+            renew_or_raise(session_id, attempt.number)
         record = AgentStepRecord.objects.create(
-            session_id=session_id, seq=step.seq, agent=step.agent, iteration=step.iteration,
-            action=step.action, input_summary=step.input_summary, output=step.output, feedback=step.feedback,
-            issues=[_issue_dict(i) for i in step.issues], ok=step.ok, duration_ms=step.duration_ms)
-        current = state.current
+            session_id=session_id, seq=attempt.seq(step.seq), attempt=max(1, attempt.number), agent=step.agent,
+            iteration=attempt.iteration(step.iteration), action=step.action, input_summary=step.input_summary,
+            output=step.output, feedback=step.feedback, issues=[_issue_dict(i) for i in step.issues], ok=step.ok,
+            duration_ms=step.duration_ms)
         if step.agent == "annotation" and current is not None:
-            Iteration.objects.create(session_id=session_id, number=current.number,
-                                     annotation=current.annotation)
-            AnnotationSession.objects.filter(pk=session_id).update(iteration_count=current.number)
+            Iteration.objects.create(session_id=session_id, number=number, annotation=current.annotation)
+            AnnotationSession.objects.filter(pk=session_id).update(iteration_count=number)
         elif step.agent == "validation" and current is not None:
-            iteration = Iteration.objects.get(session_id=session_id, number=current.number)
+            iteration = Iteration.objects.get(session_id=session_id, number=number)
             iteration.is_valid = current.is_valid
             iteration.save(update_fields=["is_valid"])
             ValidationIssueRecord.objects.bulk_create(
                 ValidationIssueRecord(iteration=iteration, code=i.code, severity=i.severity, message=i.message,
                                       hint=i.hint, tag=i.tag[:255]) for i in current.issues)
         elif step.agent == "feedback" and current is not None:
-            Iteration.objects.filter(session_id=session_id, number=current.number).update(
-                feedback=current.feedback)
+            Iteration.objects.filter(session_id=session_id, number=number).update(feedback=current.feedback)
         elif step.agent == "evaluation" and current is not None and current.evaluation is not None:
             evaluation = current.evaluation
-            Iteration.objects.filter(session_id=session_id, number=current.number).update(
+            Iteration.objects.filter(session_id=session_id, number=number).update(
                 is_faithful=evaluation.is_faithful, evaluation_feedback=evaluation.feedback,
                 confidence=evaluation.confidence, low_confidence=evaluation.low_confidence,
                 unknown_terms=list(evaluation.unknown_terms))
         elif step.agent == "vision":
             AnnotationSession.objects.filter(pk=session_id).update(image_description=state.image_description)
         if step.feedback:
-            FeedbackMessage.objects.create(session_id=session_id, iteration=step.iteration, source=step.agent,
-                                           text=step.feedback)
+            FeedbackMessage.objects.create(session_id=session_id, iteration=attempt.iteration(step.iteration),
+                                           source=step.agent, text=step.feedback)
     return record.pk
 
 
@@ -100,18 +120,22 @@ def cancel_requested(session_id: Any) -> bool:
 
 
 class SessionRecorder:
-    """Observer for :func:`agents.workflow.run_workflow` bound to one stored session."""
+    """Observer for :func:`agents.workflow.run_workflow` bound to one stored session and attempt."""
 
-    def __init__(self, session_id: Any) -> None:
+    def __init__(self, session_id: Any, attempt: Attempt = NO_LEASE) -> None:
         self.session_id = session_id
+        self.attempt = attempt
+        # Set when the lease is found taken: the workflow then stops at its next cancel check.
+        self.lost = False
 
     async def on_step(self, step: AgentStep, state: AnnotationState) -> None:
-        pk = await sync_to_async(store_step)(self.session_id, step, state)
+        pk = await sync_to_async(store_step)(self.session_id, step, state, self.attempt)
         await broadcast(self.session_id, "step", step_id=pk)
 
     async def on_llm_call(self, call: LLMCall, iteration: int) -> None:
-        pk = await sync_to_async(store_llm_call)(self.session_id, call, iteration)
+        pk = await sync_to_async(store_llm_call)(
+            self.session_id, call, self.attempt.iteration(iteration))
         await broadcast(self.session_id, "usage", llm_call_id=pk)
 
     async def should_cancel(self) -> bool:
-        return await sync_to_async(cancel_requested)(self.session_id)
+        return self.lost or await sync_to_async(cancel_requested)(self.session_id)

@@ -12,9 +12,11 @@ from django.utils import timezone
 from agents.schema import UnknownSchemaVersion
 from agents.state import WorkflowOptions
 from agents.workflow import InvalidInput, check_description, check_options
-from annotations.errors import RequestError
+from annotations.errors import RequestError, sentence
+from annotations.llm.status import vision_model_for
 from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
 from annotations.runs.images import check_image
+from annotations.runs.lease import end_lost_run, is_lost
 from annotations.runs.quota import check_run_quota
 from annotations.runs.tasks import run_session_task
 
@@ -34,11 +36,11 @@ def build_options(data: dict[str, Any] | None) -> WorkflowOptions:
             no_extend=_as_bool(data.get("no_extend", defaults.no_extend)),
         )
     except (TypeError, ValueError) as exc:
-        raise RequestError(f"invalid option: {exc}") from exc
+        raise RequestError(sentence(f"invalid option: {exc}")) from exc
     try:
         return check_options(options)
     except (InvalidInput, UnknownSchemaVersion) as exc:
-        raise RequestError(str(exc)) from exc
+        raise RequestError(sentence(str(exc))) from exc
 
 
 def _as_bool(value: Any) -> bool:
@@ -59,9 +61,10 @@ def create_session(*, user: Any, description: str, options: WorkflowOptions,
     try:
         text = check_description(description, has_image=image is not None)
     except InvalidInput as exc:
-        raise RequestError(str(exc)) from exc
+        raise RequestError(sentence(str(exc))) from exc
     if image is not None:
         check_image(image, max_image_bytes)
+        check_vision(user)
     check_run_quota(user)
     session = AnnotationSession(user=user if user is not None and user.is_authenticated else None,
                                 description=text, options=options.to_dict(),
@@ -72,6 +75,16 @@ def create_session(*, user: Any, description: str, options: WorkflowOptions,
     return session
 
 
+NO_VISION_MODEL = ("Image descriptions need a vision model, and none is configured. Set a vision model on the "
+                   "LLM settings page, or describe the event in words.")
+
+
+def check_vision(user: Any) -> None:
+    """Refuse an image when no vision model would describe it: the run could only fail."""
+    if not vision_model_for(user):
+        raise RequestError(NO_VISION_MODEL)
+
+
 def start_session(session: AnnotationSession) -> None:
     """Queue the run once the session row is committed, so a worker always finds it."""
     session_id = str(session.pk)
@@ -79,24 +92,37 @@ def start_session(session: AnnotationSession) -> None:
 
 
 def request_cancel(session: AnnotationSession) -> bool:
-    """Ask a queued or running session to stop; True when it was still going."""
+    """Ask a queued or running session to stop; True when it was still going.
+
+    A queued run, and a running one whose worker died (its lease lapsed: nobody would see the
+    request), end here and now; a live worker stops its run at the next step.
+    """
     if session.is_finished:
         return False
     updated = AnnotationSession.objects.filter(pk=session.pk, status=SessionStatus.QUEUED).update(
         status=SessionStatus.CANCELLED, cancel_requested=True, error="cancelled by the user",
         finished_at=timezone.now())
+    if not updated and is_lost(session):
+        updated = end_lost_run(session, SessionStatus.CANCELLED, "cancelled by the user (its worker had stopped)")
     if not updated:
         AnnotationSession.objects.filter(pk=session.pk).update(cancel_requested=True)
     return True
 
 
+def may_rerun(session: AnnotationSession) -> bool:
+    """A finished run, or one whose worker died, may be started again as a new session."""
+    return session.is_finished or is_lost(session)
+
+
 def rerun_session(session: AnnotationSession, *, user: Any) -> AnnotationSession:
-    """A fresh session with the same description, options and image."""
+    """A fresh session with the same description, options and image; a lost original is ended first."""
+    if not session.is_finished and is_lost(session):
+        end_lost_run(session, SessionStatus.FAILED, "its worker stopped; re-run as a new session")
     check_run_quota(user if user.is_authenticated else session.user)
     new = AnnotationSession.objects.create(user=user if user.is_authenticated else session.user,
                                            description=session.description, options=session.options,
                                            schema_version=session.schema_version, image=session.image.name or "",
-                                           bids_column=session.bids_column, bids_level=session.bids_level)
+                                           dataset_level_id=session.dataset_level_id)
     start_session(new)
     return new
 

@@ -14,6 +14,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpRe
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from annotations.llm.status import vision_model_for
 from annotations.models import AnnotationSession
 from annotations.runs import services
 from annotations.runs.forms import AnnotateForm
@@ -42,8 +43,9 @@ def _error_field(message: str) -> str | None:
 @require_http_methods(["GET", "POST"])
 def annotate(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
-        return render(request, "annotations/runs/annotate.html", {"form": AnnotateForm()})
-    form = AnnotateForm(request.POST, request.FILES)
+        return render(request, "annotations/runs/annotate.html",
+                      {"form": AnnotateForm(vision_model=vision_model_for(request.user))})
+    form = AnnotateForm(request.POST, request.FILES, vision_model=vision_model_for(request.user))
     status = 400
     if form.is_valid():
         try:
@@ -88,7 +90,7 @@ def session_image(request: HttpRequest, pk: Any) -> FileResponse:
     """The stimulus image, to those who may see the session (media files are never public)."""
     session = _visible(request, pk)
     if not session.image:
-        raise Http404("this run has no image")
+        raise Http404("This run has no image.")
     content_type = image_type(session.image)  # reads and closes the file: before opening it to send
     return FileResponse(session.image.open("rb"), content_type=content_type)
 
@@ -114,7 +116,7 @@ def session_cancel(request: HttpRequest, pk: Any) -> HttpResponse:
 @require_POST
 def session_rerun(request: HttpRequest, pk: Any) -> HttpResponse:
     session = _visible(request, pk)
-    if not session.is_finished:
+    if not services.may_rerun(session):
         messages.error(request, "This run is still going; cancel it first or wait for it to finish.")
         return redirect(session)
     try:

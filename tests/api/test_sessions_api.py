@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.cache import cache
 from django.test import override_settings
@@ -10,7 +12,9 @@ from django_tasks import default_task_backend
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotations.models import AnnotationSession, SessionStatus
+from annotations.datasets.bids.archive import read_uploads
+from annotations.datasets.services import import_dataset
+from annotations.models import AnnotationSession, DatasetLevel, SessionStatus
 from annotations.review import services as reviews
 from tests.review.factories import add_run_details, make_session
 
@@ -158,14 +162,20 @@ def test_another_users_session_is_404(api, user, other_user, reviewer, staff):
     assert as_user(APIClient(), staff).get(detail(session)).status_code == 200
 
 
-def test_bids_assignment_through_the_api(api, user, other_user):
+def test_add_a_run_to_a_dataset_level_through_the_api(api, user, other_user):
+    files = read_uploads([("sub-01_task-a_events.tsv", b"onset\ttrial_type\n1\tgo\n2\tstop\n"),
+                          ("task-a_events.json", json.dumps({"trial_type": {"Levels": {"go": "Go.",
+                                                                                        "stop": "Stop."}}}).encode())])
+    project = import_dataset(user=user, files=files, name="p")
+    level = DatasetLevel.objects.get(value="go")
     session = make_session(user)
-    url = reverse("api:session-bids", args=[session.pk])
-    response = as_user(api, user).put(url, {"column": "event_type", "level": "show_face"}, format="json")
-    assert response.status_code == 200 and response.json()["bids"] == {"column": "event_type",
-                                                                       "level": "show_face"}
-    bad = api.put(url, {"column": "event type", "level": "x"}, format="json")
-    assert bad.status_code == 400 and "column" in bad.json()
-    assert as_user(APIClient(), other_user).put(url, {"column": "a", "level": "b"},
-                                                format="json").status_code == 404
-    assert APIClient().put(url, {"column": "a", "level": "b"}, format="json").status_code == 401
+    url = reverse("api:session-dataset-level", args=[session.pk])
+    response = as_user(api, user).put(url, {"level": level.pk}, format="json")
+    assert response.status_code == 200
+    assert response.json()["dataset_level"] == {"project": str(project.pk), "task": "a", "column": "trial_type",
+                                                "level": "go", "level_id": level.pk}
+    moved = api.put(url, {"level": DatasetLevel.objects.get(value="stop").pk}, format="json")
+    assert moved.status_code == 400 and "already annotates" in json.dumps(moved.json())
+    assert api.put(url, {"level": "x"}, format="json").status_code == 400
+    assert as_user(APIClient(), other_user).put(url, {"level": level.pk}, format="json").status_code == 404
+    assert APIClient().put(url, {"level": level.pk}, format="json").status_code == 401

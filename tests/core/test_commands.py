@@ -56,9 +56,9 @@ def test_annotate_options_reach_the_run() -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["   "], "description is empty"),
+    (["   "], "Description is empty."),
     (["x" * 5001], "limit is 5000"),
-    (["A tone.", "--schema", "9.0.0"], "unknown HED schema version '9.0.0'"),
+    (["A tone.", "--schema", "9.0.0"], "Unknown HED schema version '9.0.0'"),
 ])
 def test_annotate_bad_input(args: list[str], message: str) -> None:
     with pytest.raises(CommandError, match=message):
@@ -94,4 +94,4 @@ def test_cli_bad_input_is_one_line_and_non_zero() -> None:
                           text=True, timeout=120, check=False)
     assert proc.returncode != 0
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert lines == ["CommandError: description is empty"]
+    assert lines == ["CommandError: Description is empty."]

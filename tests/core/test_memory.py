@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from annotations.models import AgentStepRecord, AnnotationSession, Iteration
 from annotations.review import services as reviews
 from annotations.runs.execution import execute_session
+from annotations.runs.fragments import status_fragment
 from annotations.runs.memory import memory_candidates
 from annotations.runs.services import build_options, create_session
 from tests.support.llm import ScriptedLLM
@@ -105,13 +106,18 @@ def test_another_users_example_shows_no_description_to_who_may_not_see_it(user, 
     assert "Examples from memory" in page
     assert "calibration block zeta" not in page
     assert theirs.get_absolute_url() not in page  # its id may show (memory step), never a link
-    assert "a reviewed run of another user" in page
+    assert "a reviewed run you cannot open" in page
     assert mine_first.get_absolute_url() in page  # their own source is linked
+
+    # The live page gets the same section pushed over its socket when the run ends: the same rule holds.
+    pushed = status_fragment(mine, user)
+    assert "Examples from memory" in pushed and "calibration block zeta" not in pushed
 
     lab = Client()
     lab.force_login(reviewer)
     page = lab.get(mine.get_absolute_url()).content.decode()
     assert "calibration block zeta" in page and theirs.get_absolute_url() in page
+    assert "calibration block zeta" in status_fragment(mine, reviewer)
 
 
 def test_confidence_and_unknown_words_are_stored_and_shown(user) -> None:

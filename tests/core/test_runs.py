@@ -139,10 +139,10 @@ def test_interrupted_runs_are_failed_at_start() -> None:
 
 
 @pytest.mark.parametrize(("description", "options", "message"), [
-    ("", {}, "description is empty"),
+    ("", {}, "Description is empty."),
     ("x" * 5001, {}, "limit is 5000"),
-    ("ok", {"schema_version": "9.9.9"}, "unknown HED schema version"),
-    ("ok", {"max_validation_attempts": "many"}, "invalid option"),
+    ("ok", {"schema_version": "9.9.9"}, "Unknown HED schema version"),
+    ("ok", {"max_validation_attempts": "many"}, "Invalid option"),
 ])
 def test_bad_requests_store_nothing(description: str, options: dict, message: str) -> None:
     with pytest.raises(RequestError, match=message):

@@ -10,7 +10,8 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
-DATA = Path("/work/shared/data/bids")
+# ../shared beside the project, as on every developer machine and in CI.
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "bids"
 DATASETS = ["eeg_ds003645s_hed_demo", "eeg_ds002893s_hed_attention_shift", "eeg_ds004106s_hed"]
 SKIP = {"onset", "duration", "sample"}
 

@@ -46,15 +46,14 @@ def test_command_writes_csv_to_stdout_with_filters(user, other_user, reviewer):
     assert {r["description"] for r in unrated} == {"ann's invalid", "bob's"}
 
 
-def test_command_writes_jsonl_and_bids_to_a_file(user, tmp_path):
-    make_session(user, description="A face", bids_column="event_type", bids_level="face")
+def test_command_writes_jsonl_to_a_file(user, tmp_path):
+    make_session(user, description="A face")
     out = tmp_path / "sessions.jsonl"
     call_command("export", "--format", "jsonl", "--out", str(out))
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["description"] for r in records] == ["A face"] and "steps" in records[0]
-    sidecar_path = tmp_path / "events.json"
-    call_command("export", "--format", "bids", "--out", str(sidecar_path))
-    assert json.loads(sidecar_path.read_text(encoding="utf-8"))["event_type"]["Levels"] == {"face": "A face"}
+    with pytest.raises(CommandError):  # BIDS sidecars come from dataset projects now
+        call_command("export", "--format", "bids", "--out", str(tmp_path / "events.json"))
 
 
 def test_command_rejects_bad_filters_and_formats():

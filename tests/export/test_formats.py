@@ -76,7 +76,7 @@ def test_csv_streams_one_chunk_per_page(user):
 
 
 def test_jsonl_has_the_full_record(user, reviewer):
-    session = add_run_details(make_session(user, bids_column="event_type", bids_level="show_face"))
+    session = add_run_details(make_session(user))
     reviews.submit_review(session, reviewer, rating=5, verdict="accept", comment="spot on")
     reviews.correct_annotation(session, reviewer, "Sensory-event, Visual-presentation, (Image, Face, Red)")
     make_session(user, description="second")
@@ -91,7 +91,7 @@ def test_jsonl_has_the_full_record(user, reviewer):
     assert record["revisions"][0]["before"] == VALID_HED
     assert record["annotation"].endswith("Red)") and record["machine_annotation"] == VALID_HED
     assert record["review_summary"]["agreement"] is None  # one review: agreement says nothing yet
-    assert record["bids"] == {"column": "event_type", "level": "show_face"}
+    assert record["dataset_level"] is None
 
 
 def test_visible_sessions_and_filters_decide_the_export(user, other_user, reviewer):

@@ -89,18 +89,18 @@ def test_status_validity_schema_and_date_filters(client, user) -> None:
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"status": "done"}, "status: &#x27;done&#x27; is not one of"),
-    ({"valid": "maybe"}, "valid: &#x27;maybe&#x27; is not one of"),
-    ({"schema_version": "1.0"}, "schema_version: &#x27;1.0&#x27; is not one of"),
-    ({"date_from": "yesterday"}, "is not a date (use YYYY-MM-DD)"),
-    ({"date_from": "2025-02-01", "date_to": "2025-01-01"}, "the end date is before the start date"),
-    ({"reviewed": "sometimes"}, "reviewed: &#x27;sometimes&#x27;"),
-    ({"verdict": "meh"}, "verdict: &#x27;meh&#x27;"),
-    ({"min_rating": "9"}, "min_rating: &#x27;9&#x27; is not a number from 1 to 5"),
-    ({"page": "abc"}, "page: &#x27;abc&#x27; is not a page number"),
+    ({"status": "done"}, "Status: &#x27;done&#x27; is not one of"),
+    ({"valid": "maybe"}, "Validity (valid): &#x27;maybe&#x27; is not one of"),
+    ({"schema_version": "1.0"}, "Schema (schema_version): &#x27;1.0&#x27; is not one of"),
+    ({"date_from": "yesterday"}, "is not a date (use YYYY-MM-DD)."),
+    ({"date_from": "2025-02-01", "date_to": "2025-01-01"}, "To (date_to): the end date is before the start date."),
+    ({"reviewed": "sometimes"}, "Reviewed: &#x27;sometimes&#x27;"),
+    ({"verdict": "meh"}, "Verdict: &#x27;meh&#x27;"),
+    ({"min_rating": "9"}, "Min rating (min_rating): &#x27;9&#x27; is not a number from 1 to 5."),
+    ({"page": "abc"}, "Page: &#x27;abc&#x27; is not a page number"),
     # PostgreSQL raises on NUL in a query parameter: a 500 there unless caught here.
-    ({"q": "red\x00"}, "q: the value contains a NUL character"),
-    ({"user": "ann\x00"}, "user: the value contains a NUL character"),
+    ({"q": "red\x00"}, "Search (q): the value contains a NUL character."),
+    ({"user": "ann\x00"}, "User: the value contains a NUL character."),
 ])
 def test_bad_filters_are_400_with_a_message(client, user, params, message) -> None:
     client.force_login(user)
@@ -185,7 +185,8 @@ def test_queries_per_page_do_not_grow_with_rows(client, reviewer, user, other_us
 
 
 def test_history_shows_usage_and_rating(client, user) -> None:
-    make_session(user, prompt_tokens=1000, completion_tokens=234, cost_usd="0.5", review_count=2, mean_rating=4.5)
+    make_session(user, llm_call_count=2, prompt_tokens=1000, completion_tokens=234, cost_usd="0.5", review_count=2,
+                 mean_rating=4.5)
     client.force_login(user)
     page = client.get(HISTORY).content.decode()
     assert "1,234" in page and "$0.5000" in page and "4.5" in page

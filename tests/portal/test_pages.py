@@ -96,6 +96,8 @@ def test_annotate_stores_queues_and_redirects(client, user, django_capture_on_co
 
 def test_annotate_with_image(client, user, django_capture_on_commit_callbacks, settings, tmp_path) -> None:
     settings.MEDIA_ROOT = tmp_path
+    # An image needs a vision model (tests/portal/test_polish.py: refused without one).
+    settings.HEDIT_LLM = {"BASE_URL": "http://server.example/v1", "MODEL": "m", "AGENT_MODELS": {"vision": "eyes"}}
     client.force_login(user)
     with django_capture_on_commit_callbacks(execute=False):
         response = client.post(reverse("annotations:annotate"),

@@ -135,28 +135,6 @@ def test_annotator_cannot_correct_even_their_own(user):
         reviews.correct_annotation(session, user, OTHER_VALID_HED)
 
 
-def test_bids_assignment_by_owner_and_reviewer(user, other_user, reviewer):
-    session = make_session(user)
-    reviews.assign_bids(session, user, column="event_type", level="show_face")
-    assert AnnotationSession.objects.values_list("bids_column", "bids_level").get(pk=session.pk) == (
-        "event_type", "show_face")
-    reviews.assign_bids(session, reviewer, column="", level="")
-    assert AnnotationSession.objects.values_list("bids_column", "bids_level").get(pk=session.pk) == ("", "")
-    with pytest.raises(PermissionError):
-        reviews.assign_bids(session, other_user, column="event_type", level="x")
-
-
-@pytest.mark.parametrize(("column", "level", "field"), [("event type", "a", "column"), ("onset", "a", "column"),
-                                                        ("event_type", "", "level"), ("", "a", "column"),
-                                                        ("event_type", "a\tb", "level"),
-                                                        ("event_type", "n/a", "level")])
-def test_bad_bids_assignment_names_the_field(user, column, level, field):
-    session = make_session(user)
-    with pytest.raises(reviews.ReviewError) as info:
-        reviews.assign_bids(session, user, column=column, level=level)
-    assert info.value.field == field
-
-
 def test_queue_has_unreviewed_finished_sessions_oldest_first(user, reviewer):
     now = timezone.now()
     newest = make_session(user, description="newest")

@@ -30,7 +30,7 @@ def test_session_page_shows_the_panel_with_forms_for_reviewers(client, user, rev
     assert reverse("annotations:validate-check") in html  # the editor validates as you type
 
 
-def test_owner_sees_reviews_read_only_and_can_assign_bids(client, user, reviewer):
+def test_owner_sees_reviews_read_only_and_can_add_the_run_to_a_dataset(client, user, reviewer):
     session = make_session(user)
     client.force_login(reviewer)
     client.post(reverse("annotations:review-submit", args=[session.pk]),
@@ -38,7 +38,7 @@ def test_owner_sees_reviews_read_only_and_can_assign_bids(client, user, reviewer
     html = login(client, user).get(session.get_absolute_url()).content.decode()
     assert "looks right" in html and 'data-reviewer="rev"' in html
     assert 'id="review-form"' not in html and 'id="correction-form"' not in html
-    assert 'id="bids-form"' in html
+    assert 'id="dataset-level"' in html and "Upload a dataset" in html  # the shortcut, once there is one
 
 
 def test_reviewer_rates_without_reload(client, user, reviewer):
@@ -77,10 +77,10 @@ def test_annotator_cannot_post_a_review_or_correction(client, user):
 
 def test_other_users_session_is_404_and_anonymous_is_sent_to_login(client, user, other_user):
     session = make_session(user)
-    url = reverse("annotations:review-bids", args=[session.pk])
-    anonymous = client.post(url, {"column": "event_type", "level": "x"})
+    url = reverse("annotations:review-dataset-level", args=[session.pk])
+    anonymous = client.post(url, {"level": 1})
     assert anonymous.status_code == 302 and "login" in anonymous["Location"]
-    assert login(client, other_user).post(url, {"column": "event_type", "level": "x"}).status_code == 404
+    assert login(client, other_user).post(url, {"level": 1}).status_code == 404
 
 
 def test_correction_from_the_editor(client, user, reviewer):
@@ -100,18 +100,6 @@ def test_plain_form_post_redirects_back(client, user, reviewer):
     response = login(client, reviewer).post(reverse("annotations:review-submit", args=[session.pk]),
                                             {"rating": 3, "verdict": "accept"})
     assert response.status_code == 302 and response["Location"] == session.get_absolute_url()
-
-
-def test_owner_assigns_bids_level(client, user):
-    session = make_session(user)
-    response = login(client, user).post(reverse("annotations:review-bids", args=[session.pk]),
-                                        {"column": "event_type", "level": "show_face"}, **HTMX)
-    assert response.status_code == 200 and "show_face" in response.content.decode()
-    assert AnnotationSession.objects.values_list("bids_column", "bids_level").get(pk=session.pk) == (
-        "event_type", "show_face")
-    bad = client.post(reverse("annotations:review-bids", args=[session.pk]),
-                      {"column": "event type", "level": "x"}, **HTMX)
-    assert bad.status_code == 400 and "field-error" in bad.content.decode()
 
 
 def test_tag_suggestions_fragment(client, user):

@@ -1,4 +1,4 @@
-"""python manage.py export --format csv|jsonl|bids [--out FILE] [history filters]."""
+"""python manage.py export --format csv|jsonl [--out FILE] [history filters]."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ FILTER_OPTIONS = {
 
 
 class Command(BaseCommand):
-    help = "Export sessions (all users') as CSV, JSONL or a BIDS events.json, with the history filters."
+    help = "Export sessions (all users') as CSV or JSONL, with the history filters."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--format", required=True, choices=sorted(FORMATS), help="export format")

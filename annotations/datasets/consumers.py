@@ -1,0 +1,55 @@
+"""The project page's socket: pushes the level counts, and the row of a level that moved, as htmx fragments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+
+from annotations.datasets.fragments import counts_fragment, level_fragment
+from annotations.datasets.selectors import visible_projects
+from annotations.models import DatasetProject
+from annotations.runs.recorder import dataset_group
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403
+
+
+class DatasetConsumer(AsyncWebsocketConsumer):
+    group: str | None = None
+
+    async def connect(self) -> None:
+        await self.accept()  # then close with our code: a refused handshake reaches htmx as 1006 and it retries
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        self.project = await self._project(user, self.scope["url_route"]["kwargs"]["pk"])
+        if self.project is None:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        self.group = dataset_group(self.project.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        # Whatever moved between the page render and this connection.
+        await self.send(text_data=await database_sync_to_async(counts_fragment)(self.project))
+
+    async def disconnect(self, code: int) -> None:
+        if self.group is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        return None  # the page sends nothing that changes state
+
+    async def dataset_progress(self, event: dict[str, Any]) -> None:
+        html = await database_sync_to_async(self._render)(event.get("level_id"))
+        await self.send(text_data=html)
+
+    def _render(self, level_id: Any) -> str:
+        csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
+        return counts_fragment(self.project) + (level_fragment(level_id, csrf) if level_id is not None else "")
+
+    @database_sync_to_async
+    def _project(self, user: Any, pk: Any) -> DatasetProject | None:
+        return visible_projects(user).filter(pk=pk).first()

@@ -1,0 +1,73 @@
+"""The dataset job: run a project's queued level sessions with bounded concurrency.
+
+Each level is an ordinary annotation session run by :func:`annotations.runs.execution.execute_session`
+(same workflow, recorder, live page and lease as a single run); the job only bounds how many run at once.
+Each run tells the project page as it starts and ends; the job tells it when it is over. It is a task of
+Django's task interface, so it runs in the web process when embedded and in a worker when scaled out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django_tasks import task
+
+from annotations.models import FINISHED_STATUSES, AnnotationSession, DatasetProject, JobStatus
+from annotations.runs.execution import execute_session
+from annotations.runs.recorder import dataset_group
+
+logger = logging.getLogger(__name__)
+
+
+async def broadcast_progress(project_id: Any, *, level_id: Any = None) -> None:
+    """Tell the project's live pages that a level moved; they re-read counts (and that level) from the database."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        await layer.group_send(dataset_group(project_id), {"type": "dataset.progress", "level_id": level_id})
+    except Exception:
+        # A live page missing an update must never stop the job; a reload shows what is stored.
+        logger.warning("could not broadcast progress of dataset %s", project_id, exc_info=True)
+
+
+def _finish_job(project_id: Any, error: str = "") -> None:
+    unfinished = AnnotationSession.objects.filter(dataset_level__column__task__project_id=project_id).exclude(
+        status__in=FINISHED_STATUSES).exists()
+    status = JobStatus.FAILED if error else (JobStatus.ANNOTATING if unfinished else JobStatus.DONE)
+    DatasetProject.objects.filter(pk=project_id).update(status=status, error=error)
+
+
+async def run_dataset_job(project_id: Any, session_ids: list[str], concurrency: int,
+                          **run_options: Any) -> dict[str, int]:
+    """Run *session_ids* at most *concurrency* at a time; returns the count of each outcome."""
+    gate = asyncio.Semaphore(max(1, concurrency))
+    outcomes: dict[str, int] = {}
+
+    async def one(session_id: str) -> None:
+        # execute_session's own status broadcasts tell the project page as each level starts and ends.
+        async with gate:
+            session = await execute_session(session_id, **run_options)
+        status = session.status if session is not None else "skipped"
+        outcomes[status] = outcomes.get(status, 0) + 1
+
+    try:
+        await asyncio.gather(*(one(sid) for sid in session_ids))
+    except Exception as exc:
+        logger.exception("dataset %s job failed", project_id)
+        await sync_to_async(_finish_job)(project_id, f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
+        await broadcast_progress(project_id)
+        raise
+    await sync_to_async(_finish_job)(project_id)
+    await broadcast_progress(project_id)
+    logger.info("dataset %s job finished: %s", project_id, outcomes)
+    return outcomes
+
+
+@task()
+async def run_dataset_task(project_id: str, session_ids: list[str], concurrency: int) -> dict[str, int]:
+    return await run_dataset_job(project_id, session_ids, concurrency)

@@ -1,0 +1,174 @@
+"""Read-side of dataset projects: who sees which project, and each level's status and annotation.
+
+A level's annotation is its latest accepted review or correction, else its latest valid run, else the
+uploaded sidecar's HED when it validates. Status and annotation are computed from the stored runs and
+reviews in a handful of queries per project (nothing derived is stored, so nothing can go stale).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from django.db.models import QuerySet
+
+from annotations.models import (
+    FINISHED_STATUSES,
+    AnnotationSession,
+    ColumnKind,
+    DatasetColumn,
+    DatasetLevel,
+    DatasetProject,
+    JobStatus,
+    Review,
+    Revision,
+    SessionStatus,
+    Verdict,
+)
+from annotations.selectors import can_see_all
+
+LevelStatus = Literal["pending", "running", "valid", "invalid", "reviewed"]
+STATUSES: tuple[LevelStatus, ...] = ("pending", "running", "valid", "invalid", "reviewed")
+Source = Literal["review", "correction", "run", "existing", ""]
+
+
+def visible_projects(user: Any) -> QuerySet[DatasetProject]:
+    """Projects *user* may see: their own; staff and reviewers see every project."""
+    qs = DatasetProject.objects.all()
+    if not user.is_authenticated:
+        return qs.none()
+    return qs if can_see_all(user) else qs.filter(user=user)
+
+
+@dataclass
+class LevelState:
+    """What a level stands at: its status, the annotation the sidecar gets, and where that came from."""
+
+    level: DatasetLevel
+    status: LevelStatus
+    annotation: str = ""
+    source: Source = ""
+    session_id: Any = None  # the run the annotation comes from
+    latest_session_id: Any = None  # the newest run, whatever its outcome
+    runs: int = 0
+
+    @property
+    def column(self) -> DatasetColumn:
+        return self.level.column
+
+
+@dataclass
+class _Run:
+    id: Any
+    status: str
+    is_valid: bool | None
+    final: str
+    machine: str
+    created_at: Any
+    accepted_at: Any = None
+
+
+def _runs_by_level(levels: list[DatasetLevel]) -> dict[int, list[_Run]]:
+    ids = [lv.pk for lv in levels]
+    runs: dict[Any, _Run] = {}
+    by_level: dict[int, list[_Run]] = {}
+    rows = (AnnotationSession.objects.filter(dataset_level_id__in=ids)
+            .order_by("created_at", "id")
+            .values_list("id", "dataset_level_id", "status", "is_valid", "final_annotation", "machine_annotation",
+                         "created_at"))
+    for sid, level_id, status, is_valid, final, machine, created in rows:
+        run = _Run(sid, status, is_valid, final, machine, created)
+        runs[sid] = run
+        by_level.setdefault(level_id, []).append(run)
+    if not runs:
+        return by_level
+    # Accepting reviews and valid corrections date the run's acceptance; the latest one wins the level.
+    accepted = Review.objects.filter(session_id__in=runs, verdict=Verdict.ACCEPT).values_list("session_id",
+                                                                                               "updated_at")
+    corrected = Revision.objects.filter(session_id__in=runs, is_valid=True)
+    if any(f.name == "is_draft" for f in Revision._meta.get_fields()):
+        corrected = corrected.filter(is_draft=False)
+    for sid, when in [*accepted, *corrected.values_list("session_id", "created_at")]:
+        run = runs[sid]
+        if run.accepted_at is None or when > run.accepted_at:
+            run.accepted_at = when
+    return by_level
+
+
+def _state_of(level: DatasetLevel, runs: list[_Run]) -> LevelState:
+    latest = runs[-1] if runs else None
+    state = LevelState(level=level, status="pending", latest_session_id=latest.id if latest else None,
+                       runs=len(runs))
+    accepted = [r for r in runs if r.accepted_at is not None and r.final]
+    valid = [r for r in runs if r.is_valid and r.final and r.status in FINISHED_STATUSES]
+    if accepted:
+        best = max(accepted, key=lambda r: r.accepted_at)
+        state.status, state.annotation, state.session_id = "reviewed", best.final, best.id
+        state.source = "correction" if best.final != best.machine else "review"
+    elif valid:
+        best = valid[-1]
+        state.status, state.annotation, state.session_id, state.source = "valid", best.final, best.id, "run"
+    elif level.existing_hed and level.existing_is_valid:
+        state.status, state.annotation, state.source = "valid", level.existing_hed, "existing"
+    elif (runs and latest is not None and latest.status in FINISHED_STATUSES) or level.existing_hed:
+        state.status = "invalid"
+    if latest is not None and latest.status in (SessionStatus.QUEUED, SessionStatus.RUNNING):
+        state.status = "running"
+    return state
+
+
+def level_states(project: DatasetProject, *, task: str | None = None) -> list[LevelState]:
+    """Every level of the project's categorical columns with its state, in task/column/level order."""
+    levels = list(DatasetLevel.objects.filter(column__task__project=project, column__kind=ColumnKind.CATEGORICAL)
+                  .select_related("column__task").order_by("column__task__name", "column__position", "value"))
+    if task is not None:
+        levels = [lv for lv in levels if lv.column.task.name == task]
+    runs = _runs_by_level(levels)
+    return [_state_of(lv, runs.get(lv.pk, [])) for lv in levels]
+
+
+def current_status(project: DatasetProject) -> str:
+    """The job's status, settled from the runs: a job whose worker died while its runs went on elsewhere
+    (a lost run is retried on its own) is done once none of its runs is queued or running."""
+    if project.status == JobStatus.ANNOTATING and not AnnotationSession.objects.filter(
+            dataset_level__column__task__project=project).exclude(status__in=FINISHED_STATUSES).exists():
+        DatasetProject.objects.filter(pk=project.pk, status=JobStatus.ANNOTATING).update(status=JobStatus.DONE)
+        project.status = JobStatus.DONE
+    return project.status
+
+
+def level_state(level: DatasetLevel) -> LevelState:
+    return _state_of(level, _runs_by_level([level]).get(level.pk, []))
+
+
+def status_counts(states: list[LevelState]) -> dict[str, int]:
+    counts = Counter(s.status for s in states)
+    return {"total": len(states), **{status: counts.get(status, 0) for status in STATUSES}}
+
+
+def progress(states: list[LevelState]) -> dict[str, int]:
+    """The API's progress figures: levels in total, with a finished outcome, valid (incl. reviewed), reviewed."""
+    counts = status_counts(states)
+    return {"total": counts["total"],
+            "done": counts["valid"] + counts["invalid"] + counts["reviewed"],
+            "valid": counts["valid"] + counts["reviewed"],
+            "reviewed": counts["reviewed"]}
+
+
+def next_to_review(states: list[LevelState]) -> LevelState | None:
+    """The first level with a run to review: invalid ones first (they need a correction), then valid ones."""
+    for wanted in ("invalid", "valid"):
+        for state in states:
+            if state.status == wanted and state.latest_session_id is not None:
+                return state
+    return None
+
+
+def level_choices(user: Any, limit: int = 500) -> list[tuple[int, str]]:
+    """Levels of the projects *user* sees, as (id, "project / task / column = level"), for a run's shortcut."""
+    rows = (DatasetLevel.objects.filter(column__task__project__in=visible_projects(user),
+                                        column__kind=ColumnKind.CATEGORICAL)
+            .order_by("-column__task__project__created_at", "column__task__name", "column__position", "value")
+            .values_list("pk", "column__task__project__name", "column__task__name", "column__name", "value")[:limit])
+    return [(pk, f"{project} / {task} / {column} = {value}") for pk, project, task, column, value in rows]

@@ -1,0 +1,329 @@
+"""Dataset projects: import an upload, edit its inventory, start annotating its levels.
+
+Everything that writes is here; reading upload bytes safely is :mod:`.bids.archive`'s job and the
+inventory itself :mod:`.bids.inventory`'s. Each import is one transaction: an upload that fails any check
+stores nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion, check_version
+from agents.state import WorkflowOptions
+from annotations.datasets.bids.archive import DatasetError, DatasetFiles
+from annotations.datasets.bids.inventory import NA_VALUES, ColumnInventory, TaskInventory, build_inventory, humanize
+from annotations.datasets.bids.schemas import validate_hed_string
+from annotations.datasets.bids.sidecar import SIDECAR, validate_sidecar
+from annotations.datasets.bids.value_templates import propose_value_template
+from annotations.datasets.jobs import run_dataset_task
+from annotations.datasets.selectors import level_state, level_states
+from annotations.errors import FieldError
+from annotations.models import (
+    AnnotationSession,
+    ColumnKind,
+    DatasetColumn,
+    DatasetFile,
+    DatasetLevel,
+    DatasetProject,
+    DatasetTask,
+    JobStatus,
+    SessionStatus,
+)
+from annotations.runs.quota import RunQuotaExceeded, parse_rate
+
+logger = logging.getLogger(__name__)
+
+MAX_CONCURRENCY = 16
+MAX_LEVELS_PER_COLUMN = 200  # a column switched to categorical with more distinct values stays a value column
+MAX_DESCRIPTION_CHARS = 2000
+MAX_NAME_CHARS = 200
+
+
+class DatasetRequestError(FieldError):
+    """A dataset request that cannot be carried out; *message* names the problem."""
+
+
+def _standard_part(version: str | list[str] | None) -> str | None:
+    """The standard schema of a HEDVersion ("8.2.0", or the unprefixed entry of a list with libraries)."""
+    versions = [version] if isinstance(version, str) else list(version or [])
+    return next((v for v in versions if ":" not in v and "_" not in v), None)
+
+
+def _schema_for(files_version: str | list[str] | None, requested: str | None) -> str:
+    """The schema the levels are annotated with: the one asked for, else the dataset's standard one, else
+    the default (the agents know the standard schemas; library tags are the curators' to add)."""
+    chosen = requested or _standard_part(files_version) or DEFAULT_SCHEMA_VERSION
+    try:
+        return check_version(chosen)
+    except UnknownSchemaVersion as exc:
+        raise DatasetRequestError("schema_version", str(exc)) from exc
+
+
+def _sample(column: ColumnInventory) -> list[str]:
+    return [lv.value for lv in column.levels[:20]]
+
+
+def _existing_validity(task: TaskInventory, version: str | list[str] | None) -> set[tuple[str, str | None]]:
+    """(column, level) pairs whose uploaded HED hedtools reports errors for; validated with the definitions."""
+    if not task.original_sidecar:
+        return set()
+    issues = validate_sidecar(task.original_sidecar, {}, version, name=task.sidecar_name)
+    return {(i.column, i.level) for i in issues if i.source == SIDECAR and i.severity == "error" and i.column}
+
+
+def _store_task(project: DatasetProject, task: TaskInventory, version: str | list[str] | None) -> None:
+    row = DatasetTask.objects.create(project=project, name=task.task, sidecar_name=task.sidecar_name,
+                                     events_files=task.events_files, original_sidecar=task.original_sidecar,
+                                     definition_keys=task.definition_keys)
+    broken = _existing_validity(task, version)
+    for position, column in enumerate(task.columns):
+        existing_template = column.existing_hed if isinstance(column.existing_hed, str) else ""
+        template = ""
+        if column.kind == "value":
+            template = existing_template or propose_value_template(
+                column.name, description=column.description, units=column.units, sample_values=_sample(column),
+                hed_version=version)
+        stored = DatasetColumn.objects.create(
+            task=row, position=position, name=column.name, kind=column.kind, detected_kind=column.kind,
+            description=column.description, needs_description=column.needs_description, units=column.units or "",
+            distinct_values=column.distinct_values, sample_values=_sample(column),
+            existing_template=existing_template, template=template)
+        DatasetLevel.objects.bulk_create([
+            DatasetLevel(column=stored, value=level.value, count=level.count, description=level.description,
+                         needs_description=level.needs_description, existing_hed=level.existing_hed or "",
+                         existing_is_valid=None if not level.existing_hed else
+                         (column.name, level.value) not in broken and (column.name, None) not in broken)
+            for level in column.levels])
+
+
+def import_dataset(*, user: Any, files: DatasetFiles, name: str = "", schema_version: str | None = None,
+                   ignore_existing_hed: bool = False, concurrency: int = 4) -> DatasetProject:
+    """Inventory *files* and store the project with its tasks, columns and levels, all or nothing.
+
+    Raises :class:`DatasetError` for a dataset we refuse and :class:`DatasetRequestError` for a bad option.
+    """
+    name = (name or "").strip()[:MAX_NAME_CHARS] or "Untitled dataset"
+    concurrency = check_concurrency(concurrency)
+    inventory = build_inventory(files, ignore_existing_hed=ignore_existing_hed)
+    version = _schema_for(inventory.hed_version, schema_version)
+    with transaction.atomic():
+        project = DatasetProject.objects.create(
+            user=user if user is not None and user.is_authenticated else None, name=name,
+            hed_version=inventory.hed_version, schema_version=version, ignore_existing_hed=ignore_existing_hed,
+            concurrency=concurrency)
+        DatasetFile.objects.bulk_create([DatasetFile(project=project, path=path, text=files.texts[path])
+                                         for path in files.paths()])
+        for task in inventory.tasks:
+            _store_task(project, task, version)
+    logger.info("dataset %s imported: %d task(s), %d file(s)", project.pk, len(inventory.tasks), len(files.texts))
+    return project
+
+
+def check_concurrency(value: Any) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise DatasetRequestError("concurrency", f"concurrency must be a whole number, not {value!r}") from None
+    if not 1 <= number <= MAX_CONCURRENCY:
+        raise DatasetRequestError("concurrency", f"concurrency must be between 1 and {MAX_CONCURRENCY}")
+    return number
+
+
+def validation_version(project: DatasetProject) -> str | list[str]:
+    """What the sidecars are validated against: the HEDVersion the dataset declares, as a BIDS validator
+    would, else the schema the levels were annotated with."""
+    return project.hed_version or project.schema_version
+
+
+def project_files(project: DatasetProject) -> DatasetFiles:
+    return DatasetFiles(texts=dict(project.files.values_list("path", "text")))
+
+
+# --- editing the inventory ---------------------------------------------------------------------
+
+
+def _column_values(project: DatasetProject, column: DatasetColumn) -> dict[str, int]:
+    """Counts of a column's values across its task's events files (n/a left out)."""
+    counts: dict[str, int] = {}
+    for text in DatasetFile.objects.filter(project=project, path__in=column.task.events_files).values_list("text",
+                                                                                                            flat=True):
+        reader = csv.reader(io.StringIO(text), delimiter="\t")
+        header = next(reader, [])
+        if column.name not in header:
+            continue
+        index = header.index(column.name)
+        for row in reader:
+            if len(row) > index and row[index] not in NA_VALUES:
+                counts[row[index]] = counts.get(row[index], 0) + 1
+    return counts
+
+
+@transaction.atomic
+def set_column_kind(column: DatasetColumn, kind: Any) -> DatasetColumn:
+    """Make a column categorical, value or skipped; levels and templates follow."""
+    if kind not in ColumnKind.values:
+        raise DatasetRequestError("kind", f"kind must be one of {', '.join(ColumnKind.values)}, not {kind!r}")
+    if kind == column.kind:
+        return column
+    project = column.task.project
+    if kind == ColumnKind.CATEGORICAL and not column.levels.exists():
+        counts = _column_values(project, column)
+        if len(counts) > MAX_LEVELS_PER_COLUMN:
+            raise DatasetRequestError("kind", f"column {column.name} has {len(counts)} distinct values; more than "
+                                      f"{MAX_LEVELS_PER_COLUMN} levels make it a value column")
+        if not counts:
+            raise DatasetRequestError("kind", f"column {column.name} has no values to annotate as levels")
+        DatasetLevel.objects.bulk_create([
+            DatasetLevel(column=column, value=value, count=count,
+                         description=f"{humanize(column.name)}: {humanize(value)}", needs_description=True)
+            for value, count in sorted(counts.items())])
+    if kind == ColumnKind.VALUE and not column.template:
+        column.template = propose_value_template(column.name, description=column.description, units=column.units,
+                                                 sample_values=column.sample_values, hed_version=project.schema_version)
+    column.kind = kind
+    column.save(update_fields=["kind", "template"])
+    return column
+
+
+def _clean_text(value: Any, field: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:
+    if not isinstance(value, str):
+        raise DatasetRequestError(field, f"{field} must be text")
+    text = " ".join(value.split())
+    if not text:
+        raise DatasetRequestError(field, f"{field} must not be empty")
+    if len(text) > limit:
+        raise DatasetRequestError(field, f"{field} is {len(text)} characters; the limit is {limit}")
+    if "\x00" in text:
+        raise DatasetRequestError(field, f"{field} must not contain NUL characters")
+    return text
+
+
+def set_level_description(level: DatasetLevel, description: Any) -> DatasetLevel:
+    """A human description replaces the one made up from the column and level names."""
+    level.description = _clean_text(description, "description")
+    level.needs_description = False
+    level.save(update_fields=["description", "needs_description"])
+    return level
+
+
+def set_column_template(column: DatasetColumn, template: Any) -> DatasetColumn:
+    """A value column's ``#`` template, stored only when it validates with placeholders allowed."""
+    text = _clean_text(template, "template")
+    if column.kind != ColumnKind.VALUE:
+        raise DatasetRequestError("template", f"column {column.name} is not a value column")
+    if text.count("#") != 1:
+        raise DatasetRequestError("template", "a value column's template needs exactly one # placeholder")
+    issues = validate_hed_string(text, column.task.project.schema_version, allow_placeholders=True)
+    if issues:
+        raise DatasetRequestError("template", f"the template does not validate: {issues[0].get('message', '')}"
+                                  .strip().splitlines()[0])
+    column.template = text
+    column.save(update_fields=["template"])
+    return column
+
+
+# --- annotating ---------------------------------------------------------------------------------
+
+
+def check_level_quota(user: Any, count: int) -> None:
+    """Dataset jobs have a quota of their own (``HEDIT_DATASET_RATE``, levels per window, default 2000/day).
+
+    A dataset holds far more levels than anyone types descriptions, so its runs are not counted against
+    ``HEDIT_RUN_RATE``, and a large job never blocks a user's single runs.
+    """
+    rate = parse_rate(getattr(settings, "HEDIT_DATASET_RATE", "2000/day"), setting="HEDIT_DATASET_RATE")
+    if rate is None or count == 0 or user is None or not getattr(user, "is_authenticated", False):
+        return
+    since = timezone.now() - timedelta(seconds=rate.seconds)
+    used = AnnotationSession.objects.filter(user=user, dataset_level__isnull=False, created_at__gte=since).count()
+    if used + count > rate.limit:
+        raise RunQuotaExceeded(f"Annotating {count} levels would pass the dataset limit of {rate.label} "
+                               f"(HEDIT_DATASET_RATE); {max(0, rate.limit - used)} remain now.",
+                               retry_after=rate.seconds)
+
+
+def level_text(level: DatasetLevel) -> str:
+    """What the annotator reads for a level: its description, with the column for context when it is short."""
+    description = level.description.strip() or f"{humanize(level.column.name)}: {humanize(level.value)}"
+    return description[:4000]
+
+
+def levels_to_annotate(project: DatasetProject, *, include_valid: bool = False) -> list[DatasetLevel]:
+    """Levels without an annotation yet (or whose runs are all invalid); accepted ones are never redone."""
+    wanted = {"pending", "invalid"} | ({"valid"} if include_valid else set())
+    return [s.level for s in level_states(project) if s.status in wanted and s.source != "existing"]
+
+
+def create_level_sessions(project: DatasetProject, levels: list[DatasetLevel], *, user: Any) -> list[AnnotationSession]:
+    options = WorkflowOptions(schema_version=project.schema_version)
+    owner = user if user is not None and user.is_authenticated else project.user
+    return AnnotationSession.objects.bulk_create([
+        AnnotationSession(user=owner, description=level_text(level), options=options.to_dict(),
+                          schema_version=project.schema_version, dataset_level=level)
+        for level in levels])
+
+
+def start_annotation(project: DatasetProject, *, user: Any, concurrency: int | None = None,
+                     levels: list[DatasetLevel] | None = None, enqueue: bool = True) -> list[AnnotationSession]:
+    """Queue one run per level that needs one and (with *enqueue*) start the project's job.
+
+    Returns the queued sessions. Without *enqueue* the caller runs :func:`.jobs.run_dataset_job` itself
+    (the command line does, in its own event loop).
+    """
+    if concurrency is not None:
+        project.concurrency = check_concurrency(concurrency)
+    with transaction.atomic():
+        locked = DatasetProject.objects.select_for_update().get(pk=project.pk)
+        if locked.status == JobStatus.ANNOTATING:
+            raise DatasetRequestError("status", "this dataset is already being annotated")
+        todo = levels_to_annotate(project) if levels is None else levels
+        check_level_quota(user, len(todo))
+        sessions = create_level_sessions(project, todo, user=user)
+        project.status = JobStatus.ANNOTATING if sessions else JobStatus.DONE
+        project.error = ""
+        project.save(update_fields=["status", "error", "concurrency", "updated_at"])
+        ids = [str(s.pk) for s in sessions]
+        if ids and enqueue:
+            transaction.on_commit(lambda: run_dataset_task.enqueue(str(project.pk), ids, project.concurrency))
+    logger.info("dataset %s: %d level run(s) queued with concurrency %d", project.pk, len(ids), project.concurrency)
+    return sessions
+
+
+# --- a single run as a level's annotation ------------------------------------------------------
+
+
+def add_session_to_level(session: AnnotationSession, level: DatasetLevel) -> AnnotationSession:
+    """Make a finished, valid run one of *level*'s runs: the shortcut from a single run into a project.
+
+    Refused, never resolved silently, when the level already has an accepted annotation that differs:
+    review or correct that run instead. A run annotates at most one level.
+    """
+    if session.status not in (SessionStatus.SUCCEEDED, SessionStatus.INVALID) or not session.is_valid:
+        raise DatasetRequestError("level", "only a finished run with a valid annotation can annotate a level")
+    if session.dataset_level_id == level.pk:
+        return session
+    if session.dataset_level_id is not None:
+        current = session.dataset_level
+        raise DatasetRequestError("level", f"this run already annotates level {current.value!r} of column "
+                                  f"{current.column.name!r}")
+    state = level_state(level)
+    if state.status == "reviewed" and state.annotation.strip() != session.final_annotation.strip():
+        raise DatasetRequestError("level", f"conflict: level {level.value!r} of column {level.column.name!r} already "
+                                  f"has the accepted annotation {state.annotation!r}; review or correct that run "
+                                  "instead")
+    AnnotationSession.objects.filter(pk=session.pk).update(dataset_level=level)
+    session.dataset_level = level
+    return session
+
+
+__all__ = ["DatasetError", "DatasetRequestError", "import_dataset", "set_column_kind", "set_level_description",
+           "start_annotation"]

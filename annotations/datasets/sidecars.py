@@ -1,0 +1,161 @@
+"""A project's sidecars: built from the levels' annotations, validated with every events file, exported.
+
+Building and validating are hedtools' work in :mod:`.bids.sidecar`; this module feeds it what the
+database holds and maps the results back to the project's levels so pages can link each issue to the
+level that fixes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from django.core.cache import cache
+
+from annotations.datasets.bids.archive import DatasetFiles
+from annotations.datasets.bids.assembly import DroppedTags, drop_repeated
+from annotations.datasets.bids.inventory import ColumnInventory, LevelInventory, TaskInventory
+from annotations.datasets.bids.sidecar import (
+    MissingAnnotation,
+    SidecarIssue,
+    build_sidecar,
+    sidecar_to_spreadsheet,
+    validate_sidecar,
+    write_dataset_zip,
+)
+from annotations.datasets.selectors import LevelState, level_states
+from annotations.datasets.services import project_files, validation_version
+from annotations.models import ColumnKind, DatasetProject, DatasetTask
+
+
+@dataclass
+class TaskSidecar:
+    """One task's sidecar with what it lacks and what hedtools says of it."""
+
+    task: DatasetTask
+    sidecar: dict[str, Any]
+    missing: list[MissingAnnotation] = field(default_factory=list)
+    issues: list[SidecarIssue] = field(default_factory=list)
+    states: list[LevelState] = field(default_factory=list)
+    dropped: list[DroppedTags] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[SidecarIssue]:
+        return [i for i in self.issues if i.severity == "error"]
+
+    @property
+    def is_valid(self) -> bool:
+        """Every level annotated, and the sidecar and every events file validate with it."""
+        return not self.missing and not self.errors
+
+    def state_of(self, column: str | None, level: str | None) -> LevelState | None:
+        return next((s for s in self.states if s.level.column.name == column and s.level.value == level), None)
+
+    def issue_rows(self) -> list[dict[str, Any]]:
+        """Issues and missing levels as rows for pages and the API, each with the level it belongs to."""
+        rows: list[dict[str, Any]] = []
+        for missing in self.missing:
+            state = self.state_of(missing.column, missing.level)
+            what = f"level {missing.level!r}" if missing.level is not None else "the value column's template"
+            rows.append({"code": "MISSING_HED", "severity": "error", "column": missing.column,
+                         "level": missing.level, "source": "sidecar", "row": None,
+                         "message": f"{what} of column {missing.column!r} has no valid HED yet",
+                         "state": state})
+        for note in self.dropped:
+            if note.redundant:
+                what = f"level {note.level!r}" if note.level is not None else "the template"
+                rows.append({"code": "LEFT_OUT", "severity": "warning", "column": note.column,
+                             "level": note.level, "source": "sidecar", "row": None,
+                             "message": f"{what} of column {note.column!r} is left out of the sidecar's HED: "
+                                        f"{note.reason}",
+                             "state": self.state_of(note.column, note.level)})
+        for issue in self.issues:
+            targets = [(issue.column, issue.level)] if issue.column else list(issue.related)
+            state = next((s for s in (self.state_of(c, lv) for c, lv in targets) if s is not None), None)
+            rows.append({**issue.to_dict(), "state": state})
+        return rows
+
+
+def task_inventory(task: DatasetTask) -> TaskInventory:
+    """The stored inventory of *task*, as the pure sidecar builder reads it (user edits included)."""
+    columns = []
+    for column in task.columns.prefetch_related("levels"):
+        levels = [LevelInventory(value=lv.value, count=lv.count, description=lv.description,
+                                 needs_description=lv.needs_description)
+                  for lv in column.levels.all()] if column.kind == ColumnKind.CATEGORICAL else []
+        columns.append(ColumnInventory(name=column.name, kind=column.kind, description=column.description,
+                                       levels=levels, units=column.units or None,
+                                       needs_description=column.needs_description,
+                                       distinct_values=column.distinct_values))
+    return TaskInventory(task=task.name, sidecar_name=task.sidecar_name, events_files=list(task.events_files),
+                         columns=columns, original_sidecar=dict(task.original_sidecar),
+                         definition_keys=list(task.definition_keys))
+
+
+def _annotations(task: DatasetTask, states: list[LevelState]) -> dict[str, Any]:
+    chosen: dict[str, Any] = {}
+    for column in task.columns.all():
+        if column.kind == ColumnKind.VALUE and column.template:
+            chosen[column.name] = column.template
+    for state in states:
+        if state.annotation and state.level.column.task_id == task.pk:
+            chosen.setdefault(state.level.column.name, {})[state.level.value] = state.annotation
+    return chosen
+
+
+def task_sidecar(project: DatasetProject, task: DatasetTask, *, validate: bool = True,
+                 states: list[LevelState] | None = None, files: DatasetFiles | None = None) -> TaskSidecar:
+    """Build *task*'s sidecar from the levels' current annotations; validate it with every events file.
+
+    Tags a level repeats from another column of the same rows are left out of the sidecar (listed in
+    ``dropped``), so assembled events stay valid; the levels' own annotations are not changed.
+    """
+    states = level_states(project, task=task.name) if states is None else states
+    mine = [s for s in states if s.level.column.task_id == task.pk]
+    files = project_files(project) if files is None else files
+    events = {path: files.texts[path] for path in task.events_files if path in files.texts}
+    inventory = task_inventory(task)
+    chosen, dropped = drop_repeated(_annotations(task, mine), events, [c.name for c in inventory.columns])
+    built = build_sidecar(inventory, chosen, keep_existing_hed=False)
+    redundant = {(d.column, d.level) for d in dropped if d.redundant}
+    missing = [m for m in built.missing if (m.column, m.level) not in redundant]
+    result = TaskSidecar(task=task, sidecar=built.sidecar, missing=missing, states=mine, dropped=dropped)
+    if validate:
+        result.issues = _validated(project, task, built.sidecar, events)
+    return result
+
+
+def _validated(project: DatasetProject, task: DatasetTask, sidecar: dict[str, Any],
+               events: dict[str, str]) -> list[SidecarIssue]:
+    """hedtools' issues for *sidecar* with the task's events files, remembered per sidecar content.
+
+    Validating thousands of rows takes seconds; the events files never change after the upload, so the
+    same sidecar (nothing re-annotated since) gets the same answer from the cache.
+    """
+    version = validation_version(project)
+    digest = hashlib.sha256(json.dumps([sidecar, version], sort_keys=True).encode()).hexdigest()
+    key = f"hedit:sidecar-issues:{project.pk}:{task.pk}:{digest}"
+    issues = cache.get(key)
+    if issues is None:
+        issues = validate_sidecar(sidecar, events, version, name=task.sidecar_name)
+        cache.set(key, issues, timeout=24 * 3600)
+    return issues
+
+
+def project_sidecars(project: DatasetProject, *, validate: bool = True) -> list[TaskSidecar]:
+    states, files = level_states(project), project_files(project)
+    return [task_sidecar(project, task, validate=validate, states=states, files=files)
+            for task in project.tasks.all()]
+
+
+def spreadsheet(result: TaskSidecar) -> str:
+    """hedtools' 4-column spreadsheet form of the sidecar (column_name, column_value, description, HED)."""
+    return sidecar_to_spreadsheet(result.sidecar)
+
+
+def write_zip(project: DatasetProject, out: IO[bytes]) -> None:
+    """The dataset's files as uploaded, with each task's new sidecar in place at the root."""
+    sidecars = {r.task.sidecar_name: r.sidecar for r in project_sidecars(project, validate=False)}
+    write_dataset_zip(out, sidecars, files=project_files(project))

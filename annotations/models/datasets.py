@@ -1,0 +1,131 @@
+"""Dataset projects: a BIDS dataset's events files, their columns and levels, and the runs that annotate them.
+
+The inventory is stored as rows (task -> column -> level) so that the project page, the API and the
+annotation job can filter and count levels in the database; each level links to the annotation sessions
+that annotated it (``AnnotationSession.dataset_level``).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+
+class ColumnKind(models.TextChoices):
+    CATEGORICAL = "categorical", "Categorical"
+    VALUE = "value", "Value"
+    SKIP = "skip", "Skipped"
+
+
+class JobStatus(models.TextChoices):
+    READY = "ready", "Ready"
+    ANNOTATING = "annotating", "Annotating"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class DatasetProject(models.Model):
+    """One uploaded BIDS dataset (or a set of events files) to be given HED sidecars."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="dataset_projects")
+    name = models.CharField(max_length=200)
+    hed_version = models.JSONField(null=True, blank=True, help_text="HEDVersion of dataset_description.json.")
+    schema_version = models.CharField(max_length=16, help_text="The schema the levels are annotated with.")
+    ignore_existing_hed = models.BooleanField(default=False)
+    concurrency = models.PositiveSmallIntegerField(default=4)
+    status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.READY)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+        indexes = [models.Index(fields=["user", "-created_at"], name="dataset_user_created")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("annotations:dataset-detail", args=[self.pk])
+
+
+class DatasetFile(models.Model):
+    """A file of the dataset that matters for HED (events TSVs, sidecars, dataset_description.json)."""
+
+    project = models.ForeignKey(DatasetProject, on_delete=models.CASCADE, related_name="files")
+    path = models.CharField(max_length=1024)
+    text = models.TextField()
+
+    class Meta:
+        ordering = ("path",)
+        constraints = [models.UniqueConstraint(fields=["project", "path"], name="dataset_file_unique_path")]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class DatasetTask(models.Model):
+    """A BIDS task: one sidecar at the dataset's root, written for all its events files."""
+
+    project = models.ForeignKey(DatasetProject, on_delete=models.CASCADE, related_name="tasks")
+    name = models.CharField(max_length=128)
+    sidecar_name = models.CharField(max_length=255)
+    events_files = models.JSONField(default=list)
+    original_sidecar = models.JSONField(default=dict, blank=True)
+    definition_keys = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ("name",)
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="dataset_task_unique_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class DatasetColumn(models.Model):
+    """An events column of a task: categorical (levels), value (a ``#`` template) or skipped."""
+
+    task = models.ForeignKey(DatasetTask, on_delete=models.CASCADE, related_name="columns")
+    position = models.PositiveIntegerField(default=0)
+    name = models.CharField(max_length=255)
+    kind = models.CharField(max_length=16, choices=ColumnKind.choices)
+    detected_kind = models.CharField(max_length=16, choices=ColumnKind.choices)
+    description = models.TextField(blank=True)
+    needs_description = models.BooleanField(default=False)
+    units = models.CharField(max_length=64, blank=True)
+    distinct_values = models.PositiveIntegerField(default=0)
+    sample_values = models.JSONField(default=list, blank=True)
+    existing_template = models.TextField(blank=True, help_text="The uploaded sidecar's HED for a value column.")
+    template = models.TextField(blank=True, help_text="The HED template written for a value column.")
+    template_issues = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ("task", "position")
+        constraints = [models.UniqueConstraint(fields=["task", "name"], name="dataset_column_unique_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class DatasetLevel(models.Model):
+    """A level of a categorical column, annotated by its own sessions."""
+
+    column = models.ForeignKey(DatasetColumn, on_delete=models.CASCADE, related_name="levels")
+    value = models.CharField(max_length=255)
+    count = models.PositiveIntegerField(default=0)
+    description = models.TextField(blank=True)
+    needs_description = models.BooleanField(default=False)
+    existing_hed = models.TextField(blank=True, help_text="The uploaded sidecar's HED: the starting annotation.")
+    existing_is_valid = models.BooleanField(null=True, help_text="Whether that HED validates with the sidecar.")
+
+    class Meta:
+        ordering = ("column", "value")
+        constraints = [models.UniqueConstraint(fields=["column", "value"], name="dataset_level_unique_value")]
+
+    def __str__(self) -> str:
+        return f"{self.column.name}={self.value}"
