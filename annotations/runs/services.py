@@ -119,6 +119,8 @@ def rerun_session(session: AnnotationSession, *, user: Any) -> AnnotationSession
     if not session.is_finished and is_lost(session):
         end_lost_run(session, SessionStatus.FAILED, "its worker stopped; re-run as a new session")
     check_run_quota(user if user.is_authenticated else session.user)
+    if session.image:
+        check_vision(user if user.is_authenticated else session.user)
     new = AnnotationSession.objects.create(user=user if user.is_authenticated else session.user,
                                            description=session.description, options=session.options,
                                            schema_version=session.schema_version, image=session.image.name or "",

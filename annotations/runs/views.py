@@ -124,5 +124,8 @@ def session_rerun(request: HttpRequest, pk: Any) -> HttpResponse:
     except RunQuotaExceeded as exc:
         messages.error(request, str(exc))
         return redirect(session)
+    except services.RequestError as exc:  # an image and no vision model any more
+        messages.error(request, str(exc))
+        return redirect(session)
     messages.success(request, "Started a new run with the same description and options.")
     return redirect(new)

@@ -104,6 +104,17 @@ def test_a_users_own_vision_model_counts(user, media, settings) -> None:
     assert create_session(user=user, description="", options=WorkflowOptions(), image=png()).image
 
 
+def test_rerunning_an_image_run_without_a_vision_model_is_refused(client, user, media, settings) -> None:
+    settings.HEDIT_LLM = {}
+    session = make_session(user, description="", status=SessionStatus.FAILED)
+    session.image = png()
+    session.save()
+    client.force_login(user)
+    page = client.post(reverse("annotations:session-rerun", args=[session.pk]), follow=True).content.decode()
+    assert "Image descriptions need a vision model" in page
+    assert AnnotationSession.objects.count() == 1
+
+
 # --- favicon --------------------------------------------------------------------------------
 
 def test_favicon_is_linked_served_and_ico_redirects(client, user) -> None:
@@ -135,6 +146,7 @@ def test_a_token_is_shown_once_works_and_is_revoked(client, user) -> None:
     assert created.status_code == 201 and "no-store" in created["Cache-Control"]
     key = Token.objects.get(user=user).key
     assert key in created.content.decode() and "not shown again" in created.content.decode()
+    assert 'aria-current="page">API docs<' in created.content.decode()
     again = client.get(reverse("api:token")).content.decode()
     assert key not in again and "You have a token" in again
 
