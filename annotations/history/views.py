@@ -34,7 +34,7 @@ LOOK_AHEAD = 1000
 # What a row shows; long text columns that the table never displays stay in the database.
 ROW_FIELDS = ("id", "created_at", "description", "final_annotation", "status", "is_valid", "interrupted",
               "schema_version", "llm_call_count", "prompt_tokens", "completion_tokens", "cost_usd", "review_count",
-              "mean_rating", "user__username")
+              "mean_rating", "user__username", "low_confidence")
 
 
 def _clip(text: str, limit: int) -> str:
@@ -61,6 +61,8 @@ class HistoryRow:
     cost: str
     rating: str
     review_count: int
+    # The evaluator understood too little of the description to vouch for its verdict.
+    low_confidence: bool = False
 
     @classmethod
     def of(cls, s: AnnotationSession) -> HistoryRow:
@@ -76,7 +78,7 @@ class HistoryRow:
             tokens=f"{s.prompt_tokens + s.completion_tokens:,}" if s.llm_call_count else "",
             cost=f"${s.cost_usd:.4f}" if s.llm_call_count else "",
             rating="" if s.mean_rating is None else f"{s.mean_rating:.1f}",
-            review_count=s.review_count)
+            review_count=s.review_count, low_confidence=s.low_confidence)
 
 
 @login_required

@@ -134,6 +134,9 @@ def test_confidence_and_unknown_words_are_stored_and_shown(user) -> None:
     sure = run(RED, user)
     assert sure.low_confidence is False and sure.confidence == 1.0 and sure.unknown_terms == []
     assert "Low confidence" not in client.get(sure.get_absolute_url()).content.decode()
+    # History marks the unsure run, and only that one.
+    history = client.get("/sessions/").content.decode()
+    assert history.count("low confidence</span>") == 1
 
 
 def test_api_and_annotate_json_carry_confidence(user) -> None:
