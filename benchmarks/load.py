@@ -195,6 +195,9 @@ async def wait_finished(stack: Stack, tally: Tally, timeout: float) -> tuple[dic
 async def warm_up(stack: Stack) -> None:
     """One run and one history page before the clock starts: schema loading and imports are paid once."""
     scratch = Tally()
+    # The server loads the HED schema on a thread as it starts; validating waits for that to finish.
+    await http_request(stack.port, "POST", "/api/validate/", headers={"Authorization": f"Token {stack.token}"},
+                       json_body={"hed": "Sensory-event"}, timeout=120)
     await create_one(stack, 0, scratch)
     await history_reader(stack, time.monotonic() + 0.1, scratch)
     if scratch.errors or not scratch.created:

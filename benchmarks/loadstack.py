@@ -136,7 +136,7 @@ def _clear_redis(prefix: str) -> None:
 def running_stack(mode: str, *, workers: int = 2, extra_env: dict[str, str] | None = None) -> Iterator[Stack]:
     """Start the servers for *mode* ("embedded" or "scaleout"); stop and remove everything afterwards."""
     stack = Stack(mode=mode)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HEDIT_", "DATABASE_URL", "REDIS_URL"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HEDIT_", "DATABASE_", "REDIS_URL"))}
     env.update({
         "DJANGO_SETTINGS_MODULE": "hedit_site.settings", "DJANGO_DEBUG": "false",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(40), "HEDIT_MEDIA_ROOT": str(stack.workdir / "media"),
@@ -151,7 +151,8 @@ def running_stack(mode: str, *, workers: int = 2, extra_env: dict[str, str] | No
     else:
         _create_pg_database(db_name)
         env.update({"DATABASE_URL": PG_ADMIN.rsplit("/", 1)[0] + f"/{db_name}", "REDIS_URL": REDIS_BASE,
-                    "HEDIT_CHANNEL_PREFIX": prefix, "HEDIT_TASK_BACKEND": "database"})
+                    "HEDIT_CHANNEL_PREFIX": prefix, "HEDIT_TASK_BACKEND": "database",
+                    "DATABASE_POOL_SIZE": os.environ.get("HEDIT_LOAD_POOL_SIZE", "10")})
     env.update(extra_env or {})
     stack.env = env
     try:

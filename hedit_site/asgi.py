@@ -7,11 +7,11 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hedit_site.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402 - needs Django set up first
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from annotations.routing import websocket_urlpatterns  # noqa: E402
+from annotations.routing import websocket_urlpatterns  # noqa: E402 - needs Django set up first
 from annotations.runs.runtime import LoopCapturingApp  # noqa: E402
+from annotations.runs.sockets import auth_middleware_stack  # noqa: E402
 from annotations.startup import on_server_start  # noqa: E402
 from hedit_site.request_limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
 from hedit_site.ws_origin import SameOriginValidator  # noqa: E402
@@ -25,6 +25,6 @@ application = LoopCapturingApp(ProtocolTypeRouter(
     {
         "http": BodyLimitMiddleware(django_asgi_app),
         # Same origin by scheme, host and port (Channels' own validator checks the host only).
-        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SameOriginValidator(auth_middleware_stack(URLRouter(websocket_urlpatterns))),
     }
 ))

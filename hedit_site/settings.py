@@ -108,6 +108,11 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and os.environ.get("DATABASE_POOL_SIZE"):
+    # Scale-out: requests and sockets each borrow a connection briefly, from many threads; a pool
+    # makes that a hand-over instead of a new PostgreSQL backend per call (needs conn_max_age 0).
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1, "max_size": int(os.environ["DATABASE_POOL_SIZE"]), "timeout": 10}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets the live page read while a background run writes.
     DATABASES["default"].setdefault("OPTIONS", {}).update(

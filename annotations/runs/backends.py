@@ -31,8 +31,17 @@ class ThreadPoolBackend(BaseTaskBackend):
 
     def __init__(self, alias: str, params: dict[str, Any]) -> None:
         super().__init__(alias, params)
-        self._pool = ThreadPoolExecutor(max_workers=int(self.options.get("MAX_WORKERS", 2)),
-                                        thread_name_prefix="hedit-run")
+        self._max_workers = int(self.options.get("MAX_WORKERS", 2))
+        self._pool = ThreadPoolExecutor(max_workers=self._max_workers, thread_name_prefix="hedit-run")
+        # Runs on the server loop take turns too (created on that loop at first use): a burst of runs
+        # must queue rather than all share the process at once and starve the pages and sockets.
+        self._turns: asyncio.Semaphore | None = None
+
+    async def _take_turn(self, coroutine: Any) -> Any:
+        if self._turns is None:
+            self._turns = asyncio.Semaphore(self._max_workers)
+        async with self._turns:
+            return await coroutine
 
     def enqueue(self, task: Task, args: Any, kwargs: Any) -> TaskResult:  # type: ignore[override]
         self.validate_task(task)
@@ -44,7 +53,7 @@ class ThreadPoolBackend(BaseTaskBackend):
             # Start the run in an empty context: the caller's (a request's) carries asgiref's
             # per-request executors, which die with the request and would break the run's DB calls.
             future = contextvars.Context().run(asyncio.run_coroutine_threadsafe,
-                                               task.func(*args, **kwargs), loop)
+                                               self._take_turn(task.func(*args, **kwargs)), loop)
         else:
             future = self._pool.submit(self._run_in_thread, task, args, kwargs)
         future.add_done_callback(self._log_failure)

@@ -13,6 +13,8 @@ stays valid across attempts.
 
 from __future__ import annotations
 
+import os
+import socket
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -71,9 +73,15 @@ def _deadline(now: datetime | None = None) -> datetime:
     return (now or timezone.now()) + timedelta(seconds=lease_seconds())
 
 
+def worker_name() -> str:
+    """This process, as the run's ``worker_id`` shows it."""
+    return f"{socket.gethostname()}:{os.getpid()}"[:64]
+
+
 def claim(session_id: Any, worker_id: str = "") -> Claim | None:
     """Take a queued run for this worker; None when another worker has it, it was cancelled or it is gone."""
     now = timezone.now()
+    worker_id = worker_id or worker_name()
     with transaction.atomic():
         claimed = AnnotationSession.objects.filter(pk=session_id, status=SessionStatus.QUEUED).update(
             status=SessionStatus.RUNNING, attempt=F("attempt") + 1, lease_expires_at=_deadline(now),

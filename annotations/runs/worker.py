@@ -11,14 +11,13 @@ Two things the stock ``db_worker`` lacks:
 from __future__ import annotations
 
 import logging
-import os
 import random
-import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import close_old_connections, connections
 from django.db.utils import OperationalError
 from django_tasks_db.management.commands.db_worker import Worker
@@ -27,12 +26,9 @@ from django_tasks_db.utils import exclusive_transaction, is_locked_database_exce
 
 from annotations.runs.lease import TRANSIENT_DATABASE_ERRORS
 from annotations.runs.recovery import recover_lost_runs
+from annotations.startup import _warm_up as _warm_up_schema
 
 logger = logging.getLogger(__name__)
-
-
-def default_worker_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"[:64]
 
 
 @dataclass
@@ -60,6 +56,19 @@ def _drop_connections() -> None:
             conn.close()
         except Exception:
             logger.debug("closing a broken connection failed", exc_info=True)
+
+
+def warm_up() -> None:
+    """Load the default schema and the model client before taking a run.
+
+    The first run in a fresh process would otherwise spend seconds importing hedtools and the
+    client while holding its lease, and a short lease could lapse before the first heartbeat.
+    """
+    _warm_up_schema(settings.HEDIT_DEFAULT_SCHEMA)
+    try:
+        import agents.llm.openai_model  # noqa: F401 - imported for its side effect: paid once, here
+    except ImportError:
+        logger.debug("no OpenAI client to warm up", exc_info=True)
 
 
 class Sweeper(threading.Thread):
@@ -116,6 +125,7 @@ class RunWorker(Worker):
 
     def run(self) -> None:
         logger.info("worker %s started (sweeping every %.0f s)", self.worker_id, self.sweep_seconds)
+        warm_up()
         sweeper = Sweeper(self.sweep_seconds) if self.sweep_seconds > 0 else None
         if sweeper is not None:
             sweeper.start()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from argparse import ArgumentParser
 from typing import Any
 
@@ -9,7 +10,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django_tasks_db.compat import DEFAULT_TASK_BACKEND_ALIAS, DEFAULT_TASK_QUEUE_NAME, task_backends
 
-from annotations.runs.worker import RunWorker, default_worker_id
+from annotations.runs.lease import worker_name
+from annotations.runs.worker import RunWorker
 
 
 class Command(BaseCommand):
@@ -21,11 +23,14 @@ class Command(BaseCommand):
         parser.add_argument("--batch", action="store_true", help="run what is queued, then exit")
         parser.add_argument("--max-tasks", type=int, default=None, help="exit after this many runs")
         parser.add_argument("--worker-id", default="", help="unique name (default host:pid)")
+        parser.add_argument("--nice", type=int, default=10,
+                            help="CPU priority to drop to (0 keeps it): runs are background work, and on a "
+                                 "shared machine pages and websockets should win the CPU")
         parser.add_argument("--sweep-seconds", type=float, default=None,
                             help="how often to look for lost runs (default HEDIT_RUN_SWEEP_SECONDS; 0: never)")
 
     def handle(self, *, interval: float, batch: bool, max_tasks: int | None, worker_id: str,
-               sweep_seconds: float | None, **options: Any) -> None:
+               sweep_seconds: float | None, nice: int, **options: Any) -> None:
         from django_tasks_db import DatabaseBackend
 
         if not isinstance(task_backends[DEFAULT_TASK_BACKEND_ALIAS], DatabaseBackend):
@@ -36,6 +41,8 @@ class Command(BaseCommand):
             sweep_seconds=settings.HEDIT_RUN_SWEEP_SECONDS if sweep_seconds is None else sweep_seconds,
             queue_names=[DEFAULT_TASK_QUEUE_NAME], interval=interval, batch=batch,
             backend_name=DEFAULT_TASK_BACKEND_ALIAS, startup_delay=False, max_tasks=max_tasks,
-            worker_id=(worker_id or default_worker_id())[:64], excluded_queue_names=[])
+            worker_id=(worker_id or worker_name())[:64], excluded_queue_names=[])
+        if nice > 0:
+            os.nice(nice)
         worker.configure_signals()
         worker.run()
