@@ -44,6 +44,29 @@ def dataset_level_of(session: AnnotationSession) -> dict[str, Any] | None:
             "level_id": level.pk}
 
 
+# An example's description in a model's prompt is cut at this length (agents.annotation.llm_annotator).
+_PROMPT_EXAMPLE_CHARS = 400
+REDACTED_EXAMPLE = "[description of another user's reviewed run]"
+
+
+def _others_examples(session: AnnotationSession) -> list[str]:
+    """Descriptions of other users' runs this run's prompts carried as examples (the portal's memory)."""
+    if not session.examples_used or not session.llm_call_count:
+        return []
+    own = " ".join(session.description.split())
+    sources = AnnotationSession.objects.filter(pk__in=session.examples_used).exclude(user_id=session.user_id)
+    texts = (" ".join(d.split()) for d in sources.values_list("description", flat=True))
+    return [t for t in texts if t and t != own]
+
+
+def _redacted(request: str, hidden: list[str]) -> str:
+    """*request* without the descriptions in *hidden*: its owner may not be allowed to see them."""
+    for text in hidden:
+        shown = text if len(text) <= _PROMPT_EXAMPLE_CHARS else text[: _PROMPT_EXAMPLE_CHARS - 1].rstrip()
+        request = request.replace(shown, REDACTED_EXAMPLE)
+    return request
+
+
 def session_record(session: AnnotationSession, *, full: bool = False) -> dict[str, Any]:
     """The session as plain data: the CLI's JSON, and with *full* the JSONL export's record."""
     iterations = [
@@ -93,8 +116,9 @@ def session_record(session: AnnotationSession, *, full: bool = False) -> dict[st
              "input_summary": s.input_summary, "output": s.output, "feedback": s.feedback, "issues": s.issues,
              "ok": s.ok, "duration_ms": s.duration_ms, "created": s.created_at.isoformat()}
             for s in session.steps.all()]
+        hidden = _others_examples(session)
         record["llm_calls"] = [
-            {"agent": c.agent, "model": c.model, "iteration": c.iteration, "request": c.request,
+            {"agent": c.agent, "model": c.model, "iteration": c.iteration, "request": _redacted(c.request, hidden),
              "response": c.response, "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
              "cost_usd": float(c.cost_usd), "latency_ms": c.latency_ms, "cache_hit": c.cache_hit,
              "error": c.error}

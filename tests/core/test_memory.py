@@ -18,6 +18,7 @@ from annotations.runs.execution import execute_session
 from annotations.runs.fragments import status_fragment
 from annotations.runs.memory import memory_candidates
 from annotations.runs.services import build_options, create_session
+from annotations.selectors import REDACTED_EXAMPLE, session_record, with_record_relations
 from tests.support.llm import ScriptedLLM
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -108,6 +109,12 @@ def test_another_users_example_shows_no_description_to_who_may_not_see_it(user, 
     assert theirs.get_absolute_url() not in page  # its id may show (memory step), never a link
     assert "a reviewed run you cannot open" in page
     assert mine_first.get_absolute_url() in page  # their own source is linked
+
+    # The run's JSONL record (its export) carries the prompts: other users' descriptions are cut out of them.
+    record = session_record(with_record_relations(AnnotationSession.objects.filter(pk=mine.pk)).get(), full=True)
+    assert record["llm_calls"] and "calibration block zeta" not in json.dumps(record)
+    assert REDACTED_EXAMPLE in record["llm_calls"][0]["request"]
+    assert "A green square flashes at the centre of the screen." in record["llm_calls"][0]["request"]  # own one
 
     # The live page gets the same section pushed over its socket when the run ends: the same rule holds.
     pushed = status_fragment(mine, user)
