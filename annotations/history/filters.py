@@ -162,7 +162,7 @@ class CheapPage:
     number: int
     per_page: int
     has_next: bool
-    seen: int = 0  # keys the keys query returned from the page's offset on (see look_ahead)
+    seen: int = 0  # keys found from the page's offset on (at most per_page + 1)
     reached_end: bool = False  # True when those were all there are: the total is known
 
     @property
@@ -213,41 +213,50 @@ def counts_from_index(params: Mapping[str, str]) -> bool:
     return set(active_filters(params)) <= INDEXED_FILTERS
 
 
-def page_total(qs: QuerySet[Any], page: CheapPage, *, exact: bool) -> tuple[int, bool]:
-    """How many rows *qs* has, for "1-50 of N": ``(n, more)``, *more* meaning "more than n".
-
-    When the page's keys query reached the end (it reads *look_ahead* keys past the page) that is
-    the total, free: the costly case, a rare search, had to scan the whole table anyway.  Else an
-    *exact* COUNT (the filters use an index), or the lower bound the keys query saw: a second scan
-    for a broad search would double the page's time (benchmarks/history_page.py).
-    """
-    before = (page.number - 1) * page.per_page
+def page_total(qs: QuerySet[Any], page: CheapPage) -> int:
+    """The exact number of rows of *qs*, for filters that count from an index: free when the page's
+    keys query reached the end, else one COUNT(*) on the index."""
     if page.reached_end:
-        return before + page.seen, False
-    if exact or page.seen == 0:
-        return qs.order_by().count(), False
-    return before + page.seen - 1, True
+        return (page.number - 1) * page.per_page + page.seen
+    return qs.order_by().count()
+
+
+def collect_keys(qs: QuerySet[Any], limit: int) -> list[Any] | None:
+    """Every key of *qs*, newest first, when there are at most *limit*; None when there are more.
+
+    For filters that scan the table (a text search): one unordered scan that stops at the
+    (limit + 1)-th match.  A rare search is found, sorted and counted in that one pass, where
+    walking the date index to fill a page and then counting would read the table twice over
+    (benchmarks/history_page.py); a broad one stops early and says "more than *limit*".
+    """
+    found = list(qs.order_by().values_list("pk", "created_at")[:limit + 1])
+    if len(found) > limit:
+        return None
+    found.sort(key=lambda row: (row[1], str(row[0])), reverse=True)
+    return [pk for pk, _ in found]
 
 
 def cheap_page(qs: QuerySet[Any], number: int, per_page: int = 50, *,
-               rows: QuerySet[Any] | None = None, look_ahead: int = 0) -> CheapPage:
+               rows: QuerySet[Any] | None = None, keys: list[Any] | None = None) -> CheapPage:
     """One page of the ordered *qs* in two steps: the page's keys, then its rows.
 
     The keys query carries the offset, so a deep page walks only the ordering index instead of
     reading (and joining) every row it skips; *rows* (default: all of the model) loads the page's
-    rows with whatever select_related/only the caller wants.  With *look_ahead*, the keys query
-    reads up to that many keys past the offset, so a short result set is counted on the way.
+    rows with whatever select_related/only the caller wants.  *keys*: every key already in order
+    (see collect_keys), so no keys query at all.
     """
     offset = (number - 1) * per_page
-    window = max(per_page, look_ahead)
-    keys = list(qs.values_list("pk", flat=True)[offset:offset + window + 1])
-    seen = len(keys)
+    if keys is not None:
+        window = keys[offset:offset + per_page + 1]
+    else:
+        window = list(qs.values_list("pk", flat=True)[offset:offset + per_page + 1])
+    seen = len(window)
     has_next = seen > per_page
-    keys = keys[:per_page]
+    window = window[:per_page]
     source = rows if rows is not None else qs.model._default_manager.all()
-    by_key = {obj.pk: obj for obj in source.filter(pk__in=keys)} if keys else {}
-    items = [by_key[k] for k in keys if k in by_key]
+    by_key = {obj.pk: obj for obj in source.filter(pk__in=window)} if window else {}
+    items = [by_key[k] for k in window if k in by_key]
     # Past the end (an empty page after the first) says nothing about where the end is.
-    reached_end = seen <= window and (seen > 0 or number == 1)
+    reached_end = not has_next and (seen > 0 or number == 1)
     return CheapPage(items=items, number=number, per_page=per_page, has_next=has_next, seen=seen,
                      reached_end=reached_end)

@@ -15,8 +15,10 @@ from django.views.decorators.http import require_GET
 from annotations.history.filters import (
     DEFAULT_PER_PAGE,
     PER_PAGE_CHOICES,
+    CheapPage,
     active_filters,
     cheap_page,
+    collect_keys,
     counts_from_index,
     filter_sessions,
     page_total,
@@ -27,9 +29,9 @@ from annotations.history.forms import history_filter_fields
 from annotations.models import AnnotationSession
 from annotations.selectors import can_see_all, visible_sessions
 
-# The keys query reads this many keys past a page's offset, so a short list is counted on the way
-# (see page_total), and a broad search says "more than" instead of counting every match.
-LOOK_AHEAD = 1000
+# A search or an unindexed filter is counted up to this many matches; beyond, "more than" (see
+# collect_keys: one scan that stops there, instead of counting every match of a broad search).
+COUNT_LIMIT = 1000
 
 # What a row shows; long text columns that the table never displays stay in the database.
 ROW_FIELDS = ("id", "created_at", "description", "final_annotation", "status", "is_valid", "interrupted",
@@ -81,6 +83,22 @@ class HistoryRow:
             review_count=s.review_count, low_confidence=s.low_confidence)
 
 
+def _page_and_total(qs: Any, params: Any, number: int, per_page: int) -> tuple[CheapPage, int, bool]:
+    """The page, and the total: exact on an index, else exact up to COUNT_LIMIT ("more than")."""
+    ordered = qs.order_by("-created_at")
+    rows = AnnotationSession.objects.select_related("user").only(*ROW_FIELDS)
+    if counts_from_index(params):
+        page = cheap_page(ordered, number, per_page, rows=rows)
+        return page, page_total(qs, page), False
+    keys = collect_keys(qs, COUNT_LIMIT)
+    page = cheap_page(ordered, number, per_page, rows=rows, keys=keys)
+    if keys is not None:
+        return page, len(keys), False
+    if page.reached_end:  # the last page of a broad search: its end is the total
+        return page, page_total(qs, page), False
+    return page, max(COUNT_LIMIT, page.end_index), True
+
+
 @login_required
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
@@ -99,10 +117,8 @@ def history(request: HttpRequest) -> HttpResponse:
     filters = active_filters(request.GET)
     page, rows, total, more = None, [], 0, False
     if not errors:
-        page = cheap_page(qs.order_by("-created_at"), number, per_page, look_ahead=LOOK_AHEAD,
-                          rows=AnnotationSession.objects.select_related("user").only(*ROW_FIELDS))
+        page, total, more = _page_and_total(qs, request.GET, number, per_page)
         rows = [HistoryRow.of(s) for s in page.items]
-        total, more = page_total(qs, page, exact=counts_from_index(request.GET))
     size_query = {} if per_page == DEFAULT_PER_PAGE else {"per_page": per_page}
     context: dict[str, Any] = {
         "fields": history_filter_fields(request.GET, show_user=sees_all),

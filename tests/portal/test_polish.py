@@ -222,15 +222,18 @@ def test_history_default_size_and_a_bad_size(client, user) -> None:
 
 
 def test_history_total_is_exact_on_indexes_and_a_lower_bound_for_broad_searches(client, user, monkeypatch) -> None:
-    monkeypatch.setattr("annotations.history.views.LOOK_AHEAD", 30)
+    monkeypatch.setattr("annotations.history.views.COUNT_LIMIT", 30)
     sessions(user, 80)
     client.force_login(user)
     assert f"1{DASH}50 of 80" in client.get(HISTORY).content.decode()  # COUNT on an index
     assert f"1{DASH}50 of 80" in client.get(HISTORY, {"status": "queued"}).content.decode()
-    # A text search counts no further than the keys query looked: "more than", never a second scan.
+    # A text search counts no further than COUNT_LIMIT matches: "more than", never a full count...
     assert f"1{DASH}50 of more than 50" in client.get(HISTORY, {"q": "event"}).content.decode()
-    # ...but a search whose matches all fit in that look is exact, for free.
-    assert f"1{DASH}11 of 11" in client.get(HISTORY, {"q": "event 1"}).content.decode()
+    assert f"51{DASH}80 of 80" in client.get(HISTORY, {"q": "event", "page": "2"}).content.decode()  # the end
+    # ...and a search with fewer matches is exact, newest first, from the same single scan.
+    page = client.get(HISTORY, {"q": "event 1"}).content.decode()
+    assert f"1{DASH}11 of 11" in page
+    assert re.findall(r">(event 1\d?)</a>", page) == ["event 1", *[f"event {i}" for i in range(10, 20)]]
 
 
 def test_a_short_history_is_counted_without_a_count_query(client, user) -> None:
