@@ -2,7 +2,7 @@
 
 Embedded default: SQLite file, in-memory channel layer, runs in a thread pool
 inside the web process.  Scale-out: set DATABASE_URL (PostgreSQL), REDIS_URL
-(channel layer) and HEDIT_TASK_BACKEND=database with `manage.py db_worker`.
+(channel layer) and HEDIT_TASK_BACKEND=database with `manage.py hedit_worker`.
 """
 
 from __future__ import annotations
