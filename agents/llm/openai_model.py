@@ -13,7 +13,7 @@ import openai
 
 from agents.llm.base import LLMError, LLMReply, Message, render_messages
 from agents.llm.cache import CachedResponse, ResponseCache, request_key
-from agents.llm.endpoints import AllowList, guarded_http_client
+from agents.llm.endpoints import AllowList, guarded_http_client, shared_ssl_context
 from agents.llm.pricing import cost_usd
 from agents.llm.providers import ProviderConfig
 from agents.state import LLMCall
@@ -129,8 +129,9 @@ class OpenAIChatModel:
         # An httpx client belongs to the event loop that opened it; each run may bring a new loop.
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is None or self._loop() is not loop:
-            http_client = None
-            if not self.config.trusted:
+            if self.config.trusted:
+                http_client = openai.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=self.config.timeout)
+            else:
                 # A user's endpoint: every connection checked against internal addresses, no redirects.
                 http_client = guarded_http_client(AllowList.parse(self.config.allowed_hosts), self.config.timeout)
             self._client = openai.AsyncOpenAI(base_url=self.config.base_url, api_key=self.config.api_key or "none",

@@ -48,7 +48,8 @@ class DatasetConsumer(AsyncWebsocketConsumer):
 
     def _render(self, level_id: Any) -> str:
         csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
-        return counts_fragment(self.project) + (level_fragment(level_id, csrf) if level_id is not None else "")
+        # The row first: htmx parses the message as one document, and a <tr> after a <div> is dropped.
+        return (level_fragment(level_id, csrf) if level_id is not None else "") + counts_fragment(self.project)
 
     @database_sync_to_async
     def _project(self, user: Any, pk: Any) -> DatasetProject | None:

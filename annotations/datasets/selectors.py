@@ -52,6 +52,7 @@ class LevelState:
     session_id: Any = None  # the run the annotation comes from
     latest_session_id: Any = None  # the newest run, whatever its outcome
     runs: int = 0
+    queued: bool = False
 
     @property
     def column(self) -> DatasetColumn:
@@ -113,8 +114,10 @@ def _state_of(level: DatasetLevel, runs: list[_Run]) -> LevelState:
         state.status, state.annotation, state.source = "valid", level.existing_hed, "existing"
     elif (runs and latest is not None and latest.status in FINISHED_STATUSES) or level.existing_hed:
         state.status = "invalid"
-    if latest is not None and latest.status in (SessionStatus.QUEUED, SessionStatus.RUNNING):
+    if latest is not None and latest.status == SessionStatus.RUNNING:
         state.status = "running"
+    elif latest is not None and latest.status == SessionStatus.QUEUED:
+        state.status, state.queued = "pending", True  # waiting for its turn in the job
     return state
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -20,7 +21,7 @@ from django.utils import timezone
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion, check_version
 from agents.state import WorkflowOptions
 from annotations.datasets.bids.archive import DatasetError, DatasetFiles
-from annotations.datasets.bids.inventory import NA_VALUES, ColumnInventory, TaskInventory, build_inventory, humanize
+from annotations.datasets.bids.inventory import NA_VALUES, TaskInventory, build_inventory, humanize
 from annotations.datasets.bids.schemas import validate_hed_string
 from annotations.datasets.bids.sidecar import SIDECAR, validate_sidecar
 from annotations.datasets.bids.value_templates import propose_value_template
@@ -68,8 +69,26 @@ def _schema_for(files_version: str | list[str] | None, requested: str | None) ->
         raise DatasetRequestError("schema_version", str(exc)) from exc
 
 
-def _sample(column: ColumnInventory) -> list[str]:
-    return [lv.value for lv in column.levels[:20]]
+def _value_counts(texts: Iterable[str], column: str, limit: int | None = None) -> dict[str, int]:
+    """Counts of *column*'s values across events files (n/a left out); at most *limit* distinct values."""
+    counts: dict[str, int] = {}
+    for text in texts:
+        reader = csv.reader(io.StringIO(text), delimiter="\t")
+        header = next(reader, [])
+        if column not in header:
+            continue
+        index = header.index(column)
+        for row in reader:
+            value = row[index] if len(row) > index else ""
+            if value in NA_VALUES or (limit is not None and value not in counts and len(counts) >= limit):
+                continue
+            counts[value] = counts.get(value, 0) + 1
+    return counts
+
+
+def _values_in(files: DatasetFiles, task: TaskInventory, column: str, limit: int = 50) -> list[str]:
+    """The first *limit* distinct values of *column* in the task's events files: samples for templates."""
+    return list(_value_counts((files.texts[path] for path in task.events_files), column, limit))
 
 
 def _existing_validity(task: TaskInventory, version: str | list[str] | None) -> set[tuple[str, str | None]]:
@@ -80,7 +99,8 @@ def _existing_validity(task: TaskInventory, version: str | list[str] | None) -> 
     return {(i.column, i.level) for i in issues if i.source == SIDECAR and i.severity == "error" and i.column}
 
 
-def _store_task(project: DatasetProject, task: TaskInventory, version: str | list[str] | None) -> None:
+def _store_task(project: DatasetProject, task: TaskInventory, files: DatasetFiles,
+                version: str | list[str] | None) -> None:
     row = DatasetTask.objects.create(project=project, name=task.task, sidecar_name=task.sidecar_name,
                                      events_files=task.events_files, original_sidecar=task.original_sidecar,
                                      definition_keys=task.definition_keys)
@@ -88,14 +108,15 @@ def _store_task(project: DatasetProject, task: TaskInventory, version: str | lis
     for position, column in enumerate(task.columns):
         existing_template = column.existing_hed if isinstance(column.existing_hed, str) else ""
         template = ""
+        samples = _values_in(files, task, column.name) if column.kind != "skip" else []
         if column.kind == "value":
             template = existing_template or propose_value_template(
-                column.name, description=column.description, units=column.units, sample_values=_sample(column),
+                column.name, description=column.description, units=column.units, sample_values=samples,
                 hed_version=version)
         stored = DatasetColumn.objects.create(
             task=row, position=position, name=column.name, kind=column.kind, detected_kind=column.kind,
             description=column.description, needs_description=column.needs_description, units=column.units or "",
-            distinct_values=column.distinct_values, sample_values=_sample(column),
+            distinct_values=column.distinct_values, sample_values=samples,
             existing_template=existing_template, template=template)
         DatasetLevel.objects.bulk_create([
             DatasetLevel(column=stored, value=level.value, count=level.count, description=level.description,
@@ -123,7 +144,7 @@ def import_dataset(*, user: Any, files: DatasetFiles, name: str = "", schema_ver
         DatasetFile.objects.bulk_create([DatasetFile(project=project, path=path, text=files.texts[path])
                                          for path in files.paths()])
         for task in inventory.tasks:
-            _store_task(project, task, version)
+            _store_task(project, task, files, inventory.hed_version or version)
     logger.info("dataset %s imported: %d task(s), %d file(s)", project.pk, len(inventory.tasks), len(files.texts))
     return project
 
@@ -153,18 +174,8 @@ def project_files(project: DatasetProject) -> DatasetFiles:
 
 def _column_values(project: DatasetProject, column: DatasetColumn) -> dict[str, int]:
     """Counts of a column's values across its task's events files (n/a left out)."""
-    counts: dict[str, int] = {}
-    for text in DatasetFile.objects.filter(project=project, path__in=column.task.events_files).values_list("text",
-                                                                                                            flat=True):
-        reader = csv.reader(io.StringIO(text), delimiter="\t")
-        header = next(reader, [])
-        if column.name not in header:
-            continue
-        index = header.index(column.name)
-        for row in reader:
-            if len(row) > index and row[index] not in NA_VALUES:
-                counts[row[index]] = counts.get(row[index], 0) + 1
-    return counts
+    files = DatasetFile.objects.filter(project=project, path__in=column.task.events_files)
+    return _value_counts(files.values_list("text", flat=True).iterator(), column.name)
 
 
 @transaction.atomic
@@ -260,7 +271,8 @@ def level_text(level: DatasetLevel) -> str:
 def levels_to_annotate(project: DatasetProject, *, include_valid: bool = False) -> list[DatasetLevel]:
     """Levels without an annotation yet (or whose runs are all invalid); accepted ones are never redone."""
     wanted = {"pending", "invalid"} | ({"valid"} if include_valid else set())
-    return [s.level for s in level_states(project) if s.status in wanted and s.source != "existing"]
+    return [s.level for s in level_states(project)
+            if s.status in wanted and s.source != "existing" and not s.queued]
 
 
 def create_level_sessions(project: DatasetProject, levels: list[DatasetLevel], *, user: Any) -> list[AnnotationSession]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 
 from agents.annotation.llm_annotator import build_messages
 from agents.memory import exact_match, most_similar, normalise_description, similarity
@@ -56,15 +55,14 @@ def test_most_similar_counts_duplicates_once() -> None:
     assert [e.source_id for e in most_similar(ACCEPTED.description, copies, k=3)] == ["s-0"]
 
 
-def test_most_similar_is_fast_on_thousands_of_candidates() -> None:
+def test_most_similar_picks_the_closest_of_thousands_of_candidates() -> None:
+    # Its speed on a portal-sized memory is measured by benchmarks/memory_query.py, not here.
     rng = random.Random(3)
-    words = ["red", "green", "blue", "circle", "square", "tone", "face", "house", "press", "button", "left",
-             "right", "screen", "appears", "shown"]
+    words = ["green", "blue", "square", "tone", "face", "house", "press", "button", "right", "shown"]
     pool = [MemoryExample(" ".join(rng.choices(words, k=8)), "Event", f"s-{i}") for i in range(5000)]
-    started = time.perf_counter()
-    picked = most_similar("A red circle appears on the left of the screen.", pool, k=3)
-    assert time.perf_counter() - started < 1.0
-    assert len(picked) == 3
+    pool.append(MemoryExample("A red circle appears on the left of the screen.", "Event", "close"))
+    picked = most_similar("A red circle appears on the left side of the screen.", pool, k=3)
+    assert picked and picked[0].source_id == "close" and len(picked) <= 3
 
 
 def test_exact_match_needs_the_same_normalised_text() -> None:

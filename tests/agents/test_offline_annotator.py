@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hed.errors import ErrorSeverity
 from hed.models import HedString
@@ -125,13 +123,6 @@ class TestContent:
         result = annotate_offline("Participant presses the left key", schema_version="8.0.0")
         assert "Left" not in tags_of(result.annotation)
         assert "Keyboard-key" in tags_of(result.annotation)
-
-    def test_fast_after_first_use(self) -> None:
-        annotate_offline("warm up")
-        started = time.perf_counter()
-        for description in EXAMPLES:
-            annotate_offline(description)
-        assert (time.perf_counter() - started) / len(EXAMPLES) < 0.02
 
 
 class TestCoverage:

@@ -108,8 +108,7 @@ def test_dataset_upload_annotate_live_correct_and_download(page, live_url, login
     correction.fill(CORRECTED)
     with page.expect_response(lambda r: r.request.method == "POST" and "/correct/" in r.url) as answer:
         page.get_by_role("button", name="Save correction").click()
-    assert answer.value.ok, answer.value.status
-    expect(page.locator("#review-panel")).to_contain_text("rev")
+    assert answer.value.ok, answer.value.status  # a refused (invalid) correction is answered 4xx
     assert page.url == run_url
 
     # The project page shows the level reviewed, with the correction.

@@ -237,3 +237,12 @@ def test_a_library_schema_beside_the_standard_one_annotates_with_the_standard_on
     project = _import(user, files)
     assert project.schema_version == "8.2.0" and project.hed_version == ["8.2.0", "sc:score_1.0.0"]
     assert services.validation_version(project) == ["8.2.0", "sc:score_1.0.0"]
+
+
+def test_a_queued_level_waits_as_pending_and_is_not_queued_twice(user, small_files):
+    project = _import(user, small_files)
+    level = DatasetLevel.objects.get(value="press")
+    services.create_level_sessions(project, [level], user=user)
+    state = next(s for s in level_states(project) if s.level == level)
+    assert (state.status, state.queued) == ("pending", True)
+    assert level not in services.levels_to_annotate(project)

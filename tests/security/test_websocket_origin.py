@@ -47,9 +47,12 @@ async def test_trusted_origins_are_accepted(settings):
     assert await connects("https://hedit.example.org", host="127.0.0.1:8000")
 
 
+@pytest.mark.django_db
 def test_the_served_application_uses_it():
-    source = (__import__("pathlib").Path(__file__).resolve().parents[2] / "hedit_site" / "asgi.py").read_text()
-    assert "SameOriginValidator(AuthMiddlewareStack" in source and "AllowedHostsOriginValidator" not in source
+    from hedit_site.asgi import application
+    from hedit_site.ws_origin import SameOriginValidator
+
+    assert isinstance(application.app.application_mapping["websocket"], SameOriginValidator)
     scope = {"type": "websocket", "scheme": "ws", "headers": [(b"host", b"127.0.0.1:8000"),
                                                               (b"origin", b"http://127.0.0.1:1")]}
     assert not origin_allowed(scope)
