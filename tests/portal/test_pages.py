@@ -234,3 +234,12 @@ def test_validate_check_fragment(client, user) -> None:
     assert 'data-valid="false"' in client.post(url, {**extended, "no_extend": "on"}).content.decode()
     unknown = client.post(url, {"hed": "Red", "schema_version": "9.9.9"})
     assert unknown.status_code == 400 and "9.9.9" in unknown.content.decode()
+
+
+def test_a_400_fragment_is_never_turned_into_a_debug_page(client, user, settings) -> None:
+    """Our 400 answers are fragments naming bad input; django-htmx's DEBUG helper would replace the page."""
+    settings.DEBUG = True
+    client.force_login(user)
+    html = client.get(reverse("annotations:annotate")).content.decode()
+    assert "htmx-2.min.js" in html and "hx-ws-2.min.js" in html
+    assert "django-htmx.js" not in html
