@@ -173,7 +173,7 @@ def read_hed_version(files: DatasetFiles) -> str | list[str] | None:
     return version
 
 
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
     try:
         float(text)
     except ValueError:
@@ -238,7 +238,7 @@ def _column(name: str, summary: TabularSummary, entry: dict[str, Any], use_hed: 
     elif isinstance(entry.get("HED"), str):
         categorical = False
     else:
-        numeric = bool(counts) and all(_is_number(v) for v in counts)
+        numeric = bool(counts) and all(is_number(v) for v in counts)
         categorical = bool(counts) and not numeric and len(counts) <= MAX_LEVELS
     if not categorical:
         column.existing_hed = hed if isinstance(hed, str) else None

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
-from annotations.datasets.bids.inventory import humanize
+from annotations.datasets.bids.inventory import humanize, is_number
 from annotations.datasets.bids.schemas import validate_hed_string
 
 logger = logging.getLogger(__name__)
@@ -39,14 +39,6 @@ def _label(name: str) -> str:
 def _time_unit(units: str | None) -> str:
     unit = (units or "").strip()
     return unit if unit.lower() in TIME_UNITS else "s"
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _extensions(values: Iterable[str]) -> set[str]:
@@ -88,7 +80,7 @@ def _candidates(name: str, description: str, units: str | None, sample_values: l
         found += [f"Age/# {unit}" if unit else "Age/#", "Age/#"]
     if words & {"id", "code", "gid", "identifier", "marker", "trigger"}:
         found.append(f"(Parameter-label/{label}, ID/#)")
-    if unit and all(_is_number(v) for v in sample_values if v not in ("", "n/a")):
+    if unit and all(is_number(v) for v in sample_values if v not in ("", "n/a")):
         found.append(f"(Parameter-label/{label}, Parameter-value/# {unit})")
     found.append(f"(Parameter-label/{label}, Parameter-value/#)")
     return list(dict.fromkeys(found))
