@@ -41,6 +41,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -131,18 +132,7 @@ async def run(dev: Path, schema: str, out: Path | None) -> int:
         sizes["without examples"].append(prompt_chars(description, options, []))
         sizes["with memory's examples"].append(prompt_chars(description, options, candidates))
         examples_in_prompt.append(len(candidates))
-        for name in (kind, "all"):
-            groups[name].annotated += 1
-        if not scorer.DEF_RE.search(row["hed"]):
-            gold = scorer.base_tags(row["hed"], hed_schema)
-            for text, pick in ((with_memory, "with_memory"), (without, "without")):
-                try:
-                    tags = scorer.base_tags(text, hed_schema)
-                except Exception:  # unparsable: no credit, as the scorer does
-                    tags = set()
-                ok = scorer.is_valid(text, hed_schema, validator)
-                for name in (kind, "all"):
-                    getattr(groups[name], pick).add(gold, tags, ok)
+        _score_row(groups, kind, row, with_memory, without, scorer, hed_schema, validator)
         # The simulated reviewer corrects the annotation to the gold one: it enters memory.
         memory.append(MemoryExample(description=description, annotation=row["hed"], source_id=row["id"]))
 
@@ -158,6 +148,24 @@ async def run(dev: Path, schema: str, out: Path | None) -> int:
     _print_f1_table(groups)
     print("LLM annotator, first-attempt prompt (system + user message, characters; no model called):")
     return _print_prompt_sizes(sizes, examples_in_prompt)
+
+
+def _score_row(groups: dict, kind: str, row: dict, with_memory: str, without: str, scorer: ModuleType,
+               hed_schema: Any, validator: Any) -> None:
+    """Count a row in its group and in "all", and score both predictions against the gold (not Def/ rows)."""
+    for name in (kind, "all"):
+        groups[name].annotated += 1
+    if scorer.DEF_RE.search(row["hed"]):
+        return
+    gold = scorer.base_tags(row["hed"], hed_schema)
+    for text, pick in ((with_memory, "with_memory"), (without, "without")):
+        try:
+            tags = scorer.base_tags(text, hed_schema)
+        except Exception:  # unparsable: no credit, as the scorer does
+            tags = set()
+        ok = scorer.is_valid(text, hed_schema, validator)
+        for name in (kind, "all"):
+            getattr(groups[name], pick).add(gold, tags, ok)
 
 
 def _print_f1_table(groups: dict) -> None:
@@ -243,18 +251,7 @@ def run_portal(dev: Path, schema: str, out: Path | None) -> int:
         sizes["without examples"].append(prompt_chars(description, options, []))
         sizes["with memory's examples"].append(prompt_chars(description, options, examples))
         offered.append(len(examples))
-        for name in (kind, "all"):
-            groups[name].annotated += 1
-        if not scorer.DEF_RE.search(row["hed"]):
-            gold = scorer.base_tags(row["hed"], hed_schema)
-            for text, pick in ((with_memory, "with_memory"), (without, "without")):
-                try:
-                    tags = scorer.base_tags(text, hed_schema)
-                except Exception:
-                    tags = set()
-                ok = scorer.is_valid(text, hed_schema, validator)
-                for name in (kind, "all"):
-                    getattr(groups[name], pick).add(gold, tags, ok)
+        _score_row(groups, kind, row, with_memory, without, scorer, hed_schema, validator)
         # The simulated reviewer: the gold annotation becomes the final one, if the portal will take it.
         if done is None or done.status not in reviews.REVIEWABLE_STATUSES:
             saved["no annotation"] += 1
