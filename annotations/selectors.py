@@ -19,6 +19,13 @@ def visible_sessions(user: Any) -> QuerySet[AnnotationSession]:
     return qs.filter(user=user)
 
 
+def may_see(user: Any, session: AnnotationSession) -> bool:
+    """The same rule as :func:`visible_sessions`, for a session already loaded: no query for its owner."""
+    if user is None or not user.is_authenticated:
+        return False
+    return session.user_id == user.pk or can_see_all(user)
+
+
 def can_see_all(user: Any) -> bool:
     return bool(user.is_staff or user.is_superuser or user.groups.filter(name="reviewers").exists())
 

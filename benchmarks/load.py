@@ -225,7 +225,7 @@ def report(stack: Stack, args: argparse.Namespace, tally: Tally, found: dict[str
     for e in errors:
         kinds[e] = kinds.get(e, 0) + 1
     dead = dead_processes(stack)
-    print(f"mode={args.mode} rate={args.rate}/s seconds={args.seconds} watchers={args.watchers} "
+    print(f"mode={args.mode} rate={args.rate}/s seconds={args.seconds} watchers={args.watchers} web={args.web} "
           f"workers={' '.join(stack.worker_command[2:3]) or '-'}")
     print(f"created={len(tally.created)} finished_after_load_s={waited:.1f} dead_processes={dead or '-'}")
     print(f"create ms p50={percentile(tally.create_ms, 50):.0f} p95={percentile(tally.create_ms, 95):.0f} "
@@ -251,12 +251,19 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30, help="how long to create runs")
     parser.add_argument("--watchers", type=int, default=50, help="websocket watchers at once")
     parser.add_argument("--workers", type=int, default=2, help="scale-out workers")
+    parser.add_argument("--web", type=int, default=None,
+                        help="web (daphne) processes sharing the port; scale-out only (default 2 there, 1 embedded)")
     parser.add_argument("--finish-timeout", type=float, default=600, help="seconds to wait for runs to finish")
     args = parser.parse_args()
     if not (0 < args.rate <= 100 and 0 < args.seconds <= 600 and 0 <= args.watchers <= 500):
         parser.error("rate must be in (0, 100], seconds in (0, 600], watchers in [0, 500]")
+    if args.web is None:
+        args.web = 2 if args.mode == "scaleout" else 1
+    if not 1 <= args.web <= 8 or (args.mode == "embedded" and args.web != 1):
+        parser.error("--web must be 1 in embedded mode (its runs and channel layer live in that process), "
+                     "1-8 in scale-out")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    with running_stack(args.mode, workers=args.workers) as stack:
+    with running_stack(args.mode, workers=args.workers, web=args.web) as stack:
         logger.info("serving on 127.0.0.1:%d (%s); load for %.0f s", stack.port, args.mode, args.seconds)
         tally, found, waited = asyncio.run(drive(stack, args))
         report(stack, args, tally, found, waited)

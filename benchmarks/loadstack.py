@@ -77,10 +77,10 @@ def _manage(stack: Stack, *args: str, timeout: float = 300) -> str:
     return done.stdout
 
 
-def _start(stack: Stack, name: str, command: list[str]) -> subprocess.Popen:
+def _start(stack: Stack, name: str, command: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:
     log = (stack.workdir / f"{name}.log").open("wb")
     process = subprocess.Popen(command, cwd=ROOT, env=stack.env, stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+                               start_new_session=True, pass_fds=pass_fds)
     stack.processes.append((name, process))
     return process
 
@@ -94,6 +94,17 @@ def _wait_http(port: int, process: subprocess.Popen, timeout: float = 60) -> Non
             return
         time.sleep(0.2)
     raise RuntimeError(f"nothing listened on port {port} within {timeout} s")
+
+
+def _wait_log(log: Path, marker: bytes, process: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode} before it listened")
+        if marker in log.read_bytes():
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"{log.name} did not show {marker!r} within {timeout} s")
 
 
 def _stop_all(stack: Stack) -> None:
@@ -132,9 +143,43 @@ def _clear_redis(prefix: str) -> None:
         client.delete(*keys)
 
 
+def _listening_socket() -> socket.socket:
+    """A loopback socket on a free port for every web process to accept from (``daphne --fd``)."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1024)
+    listener.set_inheritable(True)
+    return listener
+
+
+def _start_web(stack: Stack, web: int) -> None:
+    """One daphne on a port of its own, or *web* daphnes sharing one listening socket (scale-out)."""
+    app = "hedit_site.asgi:application"
+    if web == 1:
+        stack.port = free_port()
+        _wait_http(stack.port, _start(stack, "daphne", [DAPHNE, "-b", "127.0.0.1", "-p", str(stack.port), app]))
+        return
+    with _listening_socket() as listener:
+        stack.port = listener.getsockname()[1]
+        fd = listener.fileno()
+        servers = [_start(stack, f"daphne{n}", [DAPHNE, "--fd", str(fd), app], pass_fds=(fd,)) for n in range(web)]
+        # The kernel queues connections on the shared socket at once, so a connection proves nothing:
+        # wait until each server says it listens.
+        for n, server in enumerate(servers):
+            _wait_log(stack.workdir / f"daphne{n}.log", b"Listening on", server)
+
+
 @contextlib.contextmanager
-def running_stack(mode: str, *, workers: int = 2, extra_env: dict[str, str] | None = None) -> Iterator[Stack]:
-    """Start the servers for *mode* ("embedded" or "scaleout"); stop and remove everything afterwards."""
+def running_stack(mode: str, *, workers: int = 2, web: int = 1,
+                  extra_env: dict[str, str] | None = None) -> Iterator[Stack]:
+    """Start the servers for *mode* ("embedded" or "scaleout"); stop and remove everything afterwards.
+
+    *web* daphne processes serve HTTP and websockets (scale-out only: the embedded mode's runs and
+    channel layer live inside its one server process).
+    """
+    if mode == "embedded" and web != 1:
+        raise ValueError("the embedded mode runs in one web process")
     stack = Stack(mode=mode)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HEDIT_", "DATABASE_", "REDIS_URL"))}
     env.update({
@@ -160,10 +205,7 @@ def running_stack(mode: str, *, workers: int = 2, extra_env: dict[str, str] | No
         line = next(x for x in _manage(stack, "shell", "-c", _SETUP_USER).splitlines() if x.startswith("LOADCRED "))
         cred = json.loads(line.removeprefix("LOADCRED "))
         stack.token, stack.cookie = cred["token"], f"sessionid={cred['session']}"
-        stack.port = free_port()
-        server = _start(stack, "daphne", [DAPHNE, "-b", "127.0.0.1", "-p", str(stack.port),
-                                          "hedit_site.asgi:application"])
-        _wait_http(stack.port, server)
+        _start_web(stack, web)
         if mode == "scaleout":
             if _has_hedit_worker():
                 stack.worker_command = [PYTHON, "manage.py", "hedit_worker"]

@@ -77,6 +77,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # Last, as django-axes asks: it answers for locked-out logins.
     "axes.middleware.AxesMiddleware",
+    # Innermost, after everything that matters: makes the whole stack run in one thread (see its docstring).
+    "hedit_site.middleware.OneThreadMiddleware",
 ]
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # refuses logins while locked out; first, as axes asks
@@ -246,6 +248,8 @@ LOGGING = {
     "loggers": {
         "agents": {"level": os.environ.get("HEDIT_LOG_LEVEL", "WARNING")},
         "annotations": {"level": os.environ.get("HEDIT_LOG_LEVEL", "WARNING")},
+        # The server's few start-up lines ("Listening on TCP address ..."): where it serves, and that it is up.
+        "daphne.server": {"level": "INFO"},
     },
 }
 

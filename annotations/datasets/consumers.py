@@ -5,31 +5,28 @@ from __future__ import annotations
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from annotations.datasets.fragments import counts_fragment, level_fragment
 from annotations.datasets.selectors import visible_projects
 from annotations.models import DatasetProject
 from annotations.runs.recorder import dataset_group
+from annotations.runs.sockets import ThreadedReadsConsumer
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 
 
-class DatasetConsumer(AsyncWebsocketConsumer):
+class DatasetConsumer(ThreadedReadsConsumer):
     group: str | None = None
 
     async def connect(self) -> None:
         await self.accept()  # then close with our code: a refused handshake reaches htmx as 1006 and it retries
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+        opened = await self._project(self.scope["url_route"]["kwargs"]["pk"])
+        if isinstance(opened, int):
+            await self.close(code=opened)
             return
-        self.project = await self._project(user, self.scope["url_route"]["kwargs"]["pk"])
-        if self.project is None:
-            await self.close(code=CLOSE_FORBIDDEN)
-            return
+        self.project = opened
         self.group = dataset_group(self.project.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         # Whatever moved between the page render and this connection.
@@ -52,5 +49,10 @@ class DatasetConsumer(AsyncWebsocketConsumer):
         return (level_fragment(level_id, csrf) if level_id is not None else "") + counts_fragment(self.project)
 
     @database_sync_to_async
-    def _project(self, user: Any, pk: Any) -> DatasetProject | None:
-        return visible_projects(user).filter(pk=pk).first()
+    def _project(self, pk: Any) -> DatasetProject | int:
+        """The project, or the close code when the socket has no user or may not see it."""
+        # The user is read from the session here, on a database thread (see annotations.runs.sockets).
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return CLOSE_UNAUTHENTICATED
+        return visible_projects(user).filter(pk=pk).first() or CLOSE_FORBIDDEN

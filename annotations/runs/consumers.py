@@ -6,9 +6,9 @@ tracks the last step it sent and always reads newer steps from the database, so 
 that arrives during the replay, or one that was lost, never makes a duplicate or a gap.
 
 Capacity: broadcasts that arrive while the socket is reading are folded into one more read (a
-run's burst of steps costs a watcher one query, not one per step), each read is a single trip to
-the database, and reads run on the thread pool rather than Channels' one shared database thread,
-which the embedded server's runs and every socket's login also queue on.
+run's burst of steps costs a watcher one query, not one per step); the login, the permission check
+and the replay are one trip to Channels' database thread, and the handshake waits for none (see
+:mod:`annotations.runs.sockets`).
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import asyncio
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.db import database_sync_to_async
 from django.conf import settings
 
 from annotations.models import AnnotationSession
 from annotations.runs.fragments import status_fragment, step_fragment, usage_fragment
 from annotations.runs.recorder import session_group
-from annotations.runs.sockets import off_thread
-from annotations.selectors import visible_sessions
+from annotations.runs.sockets import ThreadedReadsConsumer
+from annotations.selectors import may_see
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
@@ -44,7 +44,7 @@ def _after_seq(query_string: bytes) -> int:
     return int(raw)
 
 
-class SessionConsumer(AsyncWebsocketConsumer):
+class SessionConsumer(ThreadedReadsConsumer):
     group: str | None = None
     _drainer: asyncio.Task | None = None
 
@@ -52,26 +52,24 @@ class SessionConsumer(AsyncWebsocketConsumer):
         # Accept before closing so the browser gets our close code; a close during the handshake
         # reaches it as 1006, which htmx's ws extension would keep retrying.
         await self.accept()
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+        if not self.scope.get("cookies", {}).get(settings.SESSION_COOKIE_NAME):
+            await self.close(code=CLOSE_UNAUTHENTICATED)  # no login to look up: no need for a thread
             return
-        self.user = user
         self.session_id = self.scope["url_route"]["kwargs"]["pk"]
         self.csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
         self.last_seq = _after_seq(self.scope.get("query_string", b""))
         self.pending: set[str] = set()
         # Join before reading so no step stored from here on can slip between the replay and the feed;
-        # leave again at once if the user may not see this run.
+        # leave again (on close) if the user may not see this run.
         self.group = session_group(self.session_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        # Replay, and the status (the run may have finished since the page was rendered), in the same
-        # trip to the database as the permission check.
-        fragments = await off_thread(self._open)()
-        if fragments is None:
-            await self.close(code=CLOSE_FORBIDDEN)
+        # The login, the permission check, the replay and the status (the run may have finished since
+        # the page was rendered): one trip to a database thread.
+        opened = await database_sync_to_async(self._open)()
+        if isinstance(opened, int):
+            await self.close(code=opened)
             return
-        for html in fragments:
+        for html in opened:
             await self.send(text_data=html)
 
     async def disconnect(self, code: int) -> None:
@@ -97,20 +95,33 @@ class SessionConsumer(AsyncWebsocketConsumer):
             await self._refresh(needs)
 
     async def _refresh(self, needs: set[str]) -> None:
-        fragments, self.last_seq = await off_thread(self._render)(self.last_seq, needs)
+        fragments, self.last_seq = await database_sync_to_async(self._render)(self.last_seq, needs)
         for html in fragments:
             await self.send(text_data=html)
 
-    def _open(self) -> list[str] | None:
-        if not visible_sessions(self.user).filter(pk=self.session_id).exists():
-            return None
-        fragments, self.last_seq = self._render(self.last_seq, EVERYTHING)
+    def _open(self) -> list[str] | int:
+        """The replay, or the close code when the socket has no user or may not see the run."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return CLOSE_UNAUTHENTICATED
+        self.user = user
+        # One read loads the run for the permission check and the replay alike (sockets are many).
+        session = self._load()
+        if session is None or not may_see(user, session):
+            return CLOSE_FORBIDDEN
+        fragments, self.last_seq = self._fragments(session, self.last_seq, EVERYTHING)
         return fragments
 
+    def _load(self) -> AnnotationSession | None:
+        return AnnotationSession.objects.select_related("user").filter(pk=self.session_id).first()
+
     def _render(self, after: int, needs: set[str]) -> tuple[list[str], int]:
-        session = AnnotationSession.objects.select_related("user").filter(pk=self.session_id).first()
+        session = self._load()
         if session is None:
             return [], after
+        return self._fragments(session, after, needs)
+
+    def _fragments(self, session: AnnotationSession, after: int, needs: set[str]) -> tuple[list[str], int]:
         fragments: list[str] = []
         if STEPS in needs:
             steps = list(session.steps.filter(seq__gt=after).order_by("seq")[:MAX_REPLAY])

@@ -6,7 +6,6 @@ import re
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.auth import AuthMiddlewareStack
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.test import Client
@@ -15,12 +14,13 @@ from annotations.models import AgentStepRecord, AnnotationSession
 from annotations.routing import websocket_urlpatterns
 from annotations.runs.execution import execute_session
 from annotations.runs.services import build_options, create_session
+from annotations.runs.sockets import auth_middleware_stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 10
 DESCRIPTION = "A red circle appears on the left of the screen and the participant presses a button."
-application = AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+application = auth_middleware_stack(URLRouter(websocket_urlpatterns))
 
 
 def cookie_for(user) -> bytes:
@@ -72,6 +72,56 @@ async def test_login_required() -> None:
     session = await sync_to_async(new_session)(None)
     communicator = await connect(session.pk, None)
     assert await communicator.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4401}
+
+
+async def test_a_login_from_before_a_password_change_is_refused(user) -> None:
+    session = await sync_to_async(new_session)(user)
+    cookie = await sync_to_async(cookie_for)(user)
+    user.set_password("a-new-password-9876")
+    await sync_to_async(user.save)()
+    communicator = await connect(session.pk, cookie)
+    assert await communicator.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4401}
+
+
+async def test_the_handshake_does_not_wait_for_the_login_lookup(user, user_cookie, monkeypatch) -> None:
+    """The user is read on the replay's database thread: a slow lookup delays the replay, not the accept."""
+    import threading
+
+    from channels import auth
+
+    session = await sync_to_async(new_session)(user)
+    release = threading.Event()
+    real_get_user = auth.get_user.func
+
+    def slow_get_user(scope):
+        assert release.wait(TIMEOUT), "the handshake was not accepted while the lookup waited"
+        return real_get_user(scope)
+
+    monkeypatch.setattr(auth.get_user, "func", slow_get_user)
+    communicator = await connect(session.pk, user_cookie)  # asserts the handshake was accepted
+    release.set()
+    assert 'data-status="queued"' in await communicator.receive_from(timeout=TIMEOUT)
+    await communicator.disconnect()
+
+
+async def test_messages_reach_the_consumer_without_a_trip_to_the_shared_database_thread(
+        user, user_cookie, monkeypatch) -> None:
+    """Channels closes stale connections on its one database thread before every message; the reads do it."""
+    from channels import consumer
+
+    trips: list[str] = []
+
+    async def counted() -> None:
+        trips.append("close_old_connections")
+
+    monkeypatch.setattr(consumer, "aclose_old_connections", counted)
+    session = await sync_to_async(new_session)(user)
+    communicator = await connect(session.pk, user_cookie)
+    assert 'data-status="queued"' in await communicator.receive_from(timeout=TIMEOUT)
+    await execute_session(session.pk)  # a whole run's broadcasts arrive
+    await receive_until_final(communicator)
+    await communicator.disconnect()
+    assert trips == []
 
 
 async def test_users_cannot_follow_each_others_sessions(user, other_user) -> None:
