@@ -27,7 +27,13 @@ def may_see(user: Any, session: AnnotationSession) -> bool:
 
 
 def can_see_all(user: Any) -> bool:
-    return bool(user.is_staff or user.is_superuser or user.groups.filter(name="reviewers").exists())
+    """Reviewers and staff. Asked several times per page (the view, its queryset, the menu): the answer
+    is kept on the user object, which lives for one request or one socket."""
+    cached = getattr(user, "_hedit_sees_all", None)
+    if cached is None:
+        cached = bool(user.is_staff or user.is_superuser or user.groups.filter(name="reviewers").exists())
+        user._hedit_sees_all = cached
+    return cached
 
 
 def with_record_relations(qs: QuerySet[AnnotationSession]) -> QuerySet[AnnotationSession]:

@@ -26,9 +26,4 @@ def sees_all(user: Any) -> bool:
     """Reviewers and staff: they get the review queue and everyone's sessions."""
     if user is None or not user.is_authenticated:
         return False
-    # The nav asks more than once per page; one group query per request is enough.
-    cached = getattr(user, "_hedit_sees_all", None)
-    if cached is None:
-        cached = can_see_all(user)
-        user._hedit_sees_all = cached
-    return bool(cached)
+    return can_see_all(user)
