@@ -219,3 +219,21 @@ class SessionDetailSerializer(SessionSerializer):
                   "is_complete", "evaluation_feedback", "assessment_feedback", "started_at", "iterations",
                   "steps", "reviews", "revisions", "unknown_terms", "notes", "events_count", "examples_used"]
         read_only_fields = fields
+
+
+class CreatedSessionSerializer(SessionDetailSerializer):
+    """The answer to a create: the session as stored, in the detail's shape.
+
+    Nothing has run, been reviewed or corrected yet, so the four lists are empty without asking the
+    database (reading them back was over half of a create's cost); the run's progress is at its url.
+    """
+
+    iterations = serializers.SerializerMethodField()
+    steps = serializers.SerializerMethodField()
+    reviews = serializers.SerializerMethodField()
+    revisions = serializers.SerializerMethodField()
+
+    def get_iterations(self, obj: Any) -> list[Any]:
+        return []
+
+    get_steps = get_reviews = get_revisions = get_iterations

@@ -29,6 +29,7 @@ from rest_framework.views import APIView
 from annotations.api.pagination import SessionPagination
 from annotations.api.permissions import IsReviewerToWrite
 from annotations.api.serializers import (
+    CreatedSessionSerializer,
     DatasetLevelInputSerializer,
     ExportQuerySerializer,
     ReviewInputSerializer,
@@ -141,8 +142,7 @@ class SessionListCreateView(generics.ListCreateAPIView):
                 raise ValidationError({field: [str(exc)]}) from exc
             start_session(session)
         logger.info("API: %s started session %s", request.user, session.pk)
-        session = with_record_relations(AnnotationSession.objects.filter(pk=session.pk)).get()
-        body = SessionDetailSerializer(session, context={"request": request}).data
+        body = CreatedSessionSerializer(session, context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": body["url"]})
 
 

@@ -69,6 +69,20 @@ def test_create_answers_201_and_starts_the_run(api, user, django_capture_on_comm
     assert [r.args for r in default_task_backend.results] == [[str(session.pk)]]
 
 
+@override_settings(TASKS=DUMMY_TASKS)
+def test_create_answers_in_the_detail_shape_without_reading_the_session_back(
+        api, user, django_assert_max_num_queries):
+    client = as_user(api, user)
+    # Token, quota, the insert and the task row; reading the record back took six more.
+    with django_assert_max_num_queries(7):
+        created = client.post(LIST, {"description": "A beep sounds."}, format="json").json()
+    shown = client.get(detail(AnnotationSession.objects.get(pk=created["id"]))).json()
+    assert created.keys() == shown.keys()
+    assert {k: created[k] for k in ("iterations", "steps", "reviews", "revisions")} == {
+        "iterations": [], "steps": [], "reviews": [], "revisions": []}
+    assert created == shown
+
+
 @pytest.mark.parametrize(("payload", "field"), [
     ({"description": ""}, "description"),
     ({"description": "   "}, "description"),
