@@ -3,20 +3,24 @@
 ``hedit_worker`` calls :func:`recover_lost_runs` every ``HEDIT_RUN_SWEEP_SECONDS``; any number of
 workers may do so at once: each decision is a conditional UPDATE on the run's status, attempt and
 lapsed lease, so exactly one sweeper acts on a lost run.
+
+A worker can also die between taking a run's task from the queue and taking the run itself: the run
+is still ``queued``, but its only task row says a dead worker has it. Such a row, older than a
+lease, is closed and the run queued again (:func:`_requeue_orphans`).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from asgiref.sync import async_to_sync
 from django.db import transaction
 from django.utils import timezone
 
 from annotations.models import AnnotationSession, SessionStatus
-from annotations.runs.lease import lost_runs, max_attempts
+from annotations.runs.lease import lease_seconds, lost_runs, max_attempts
 from annotations.runs.recorder import broadcast
 from annotations.runs.tasks import run_session_task
 
@@ -84,12 +88,42 @@ def _recover_one(session: AnnotationSession, now: datetime, recovery: Recovery) 
         outcome.append(session_id)
 
 
+def _requeue_orphans(now: datetime, recovery: Recovery) -> None:
+    """Queue again the queued runs whose task a worker took more than a lease ago and never started."""
+    from django_tasks_db.compat import TaskResultStatus
+    from django_tasks_db.models import DBTaskResult
+
+    # A live worker takes the run milliseconds after its task; a lease later, that worker is gone.
+    stale = DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING, task_path=run_session_task.module_path,
+                                        started_at__lt=now - timedelta(seconds=lease_seconds()))
+    for row in stale.only("pk", "args_kwargs")[:SWEEP_BATCH]:
+        args = (row.args_kwargs or {}).get("args") or []
+        if not args:
+            continue
+        session_id = str(args[0])
+        with transaction.atomic():
+            if not AnnotationSession.objects.filter(pk=session_id, status=SessionStatus.QUEUED).exists():
+                continue  # the run started (it has a lease of its own) or ended: not an orphan
+            # Conditional on the row still being taken, so exactly one sweeper queues the run again.
+            closed = DBTaskResult.objects.filter(pk=row.pk, status=TaskResultStatus.RUNNING).update(
+                status=TaskResultStatus.FAILED, finished_at=now,
+                exception_class_path="annotations.runs.lease.LeaseLost",
+                traceback="the worker that took this task stopped before it started the run; queued again")
+            if not closed:
+                continue
+            if not DBTaskResult.objects.filter(status=TaskResultStatus.READY, args_kwargs__args__0=session_id).exists():
+                run_session_task.enqueue(session_id)
+        recovery.requeued.append(session_id)
+
+
 def recover_lost_runs(now: datetime | None = None) -> Recovery:
     """Hand on or end every run whose lease lapsed; returns what it did."""
     now = now or timezone.now()
     recovery = Recovery()
     for session in lost_runs(now).only("pk", "attempt", "cancel_requested")[:SWEEP_BATCH]:
         _recover_one(session, now, recovery)
+    if _enqueues_in_database():
+        _requeue_orphans(now, recovery)
     for session_id in recovery.requeued + recovery.failed + recovery.cancelled:
         async_to_sync(broadcast)(session_id, "status")
     if recovery.total:

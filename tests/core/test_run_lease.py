@@ -104,6 +104,25 @@ def test_a_run_lost_again_and_again_ends_failed_with_the_reason() -> None:
     assert recover_lost_runs().total == 0
 
 
+@override_settings(TASKS=DATABASE_TASKS)
+def test_a_run_whose_worker_died_between_its_task_and_the_run_is_queued_again() -> None:
+    session = make_session()
+    start_session(session)  # transactional test: the task row is written at once
+    row = DBTaskResult.objects.get(args_kwargs__args__0=str(session.pk))
+    row.claim("worker-that-dies")  # took the task from the queue; died before lease.claim
+    assert recover_lost_runs().total == 0  # a live worker takes the run a moment later: not yet an orphan
+
+    DBTaskResult.objects.filter(pk=row.pk).update(
+        started_at=timezone.now() - timedelta(seconds=lease.lease_seconds() + 1))
+    recovery = recover_lost_runs()
+    assert recovery.requeued == [str(session.pk)]
+    rows = DBTaskResult.objects.filter(args_kwargs__args__0=str(session.pk))
+    assert sorted(r.status for r in rows) == ["FAILED", "READY"]  # the dead worker's row closed, a new one
+    assert recover_lost_runs().total == 0  # once
+    session.refresh_from_db()
+    assert session.status == SessionStatus.QUEUED
+
+
 @override_settings(TASKS=DUMMY_TASKS)
 async def test_a_worker_that_lost_its_run_stores_nothing_more(monkeypatch: pytest.MonkeyPatch) -> None:
     session = await sync_to_async(make_session)()
