@@ -36,10 +36,12 @@ def can_see_all(user: Any) -> bool:
     return cached
 
 
-def with_record_relations(qs: QuerySet[AnnotationSession]) -> QuerySet[AnnotationSession]:
+def with_record_relations(qs: QuerySet[AnnotationSession], *, llm_calls: bool = True) -> QuerySet[AnnotationSession]:
+    """Everything a session's full record shows; *llm_calls* off where they are not shown (their prompts are
+    the largest rows a session has)."""
     return qs.select_related("user", "dataset_level__column__task").prefetch_related(
         Prefetch("iterations", queryset=Iteration.objects.prefetch_related("issues")),
-        "steps", "llm_calls", "reviews__reviewer", "revisions__author")
+        "steps", *(["llm_calls"] if llm_calls else []), "reviews__reviewer", "revisions__author")
 
 
 def usage_of(session: AnnotationSession) -> dict[str, Any]:

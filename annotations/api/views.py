@@ -152,7 +152,7 @@ class SessionDetailView(generics.RetrieveAPIView):
     serializer_class = SessionDetailSerializer
 
     def get_queryset(self) -> Any:
-        return with_record_relations(visible_sessions(self.request.user))
+        return with_record_relations(visible_sessions(self.request.user), llm_calls=False)  # not in the detail
 
 
 class SessionReviewsView(APIView):

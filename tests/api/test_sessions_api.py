@@ -83,6 +83,17 @@ def test_create_answers_in_the_detail_shape_without_reading_the_session_back(
     assert created == shown
 
 
+def test_detail_does_not_load_the_llm_calls_it_does_not_show(api, user) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    session = AnnotationSession.objects.create(user=user, description="A beep.", schema_version="8.4.0")
+    with CaptureQueriesContext(connection) as queries:
+        body = as_user(api, user).get(detail(session)).json()
+    assert body["id"] == str(session.pk) and "llm_calls" not in body
+    assert not [q for q in queries.captured_queries if "llmcallrecord" in q["sql"]]
+
+
 @pytest.mark.parametrize(("payload", "field"), [
     ({"description": ""}, "description"),
     ({"description": "   "}, "description"),
