@@ -24,15 +24,15 @@ def _warm_up(version: str) -> None:
 
 
 def on_server_start() -> None:
-    """Warm the default schema; fail runs a previous stop cut off when runs live in this process."""
+    """Warm the default schema; queue again the runs a previous stop cut off when runs live in this process."""
     threading.Thread(target=_warm_up, args=(settings.HEDIT_DEFAULT_SCHEMA,), name="hedit-warm-up",
                      daemon=True).start()
     if settings.HEDIT_TASK_BACKEND != "thread":
         # Separate workers own their runs; a web process starting says nothing about them.
         return
-    from annotations.runs.services import mark_interrupted_runs
+    from annotations.runs.recovery import resume_cut_off_runs
 
     try:
-        mark_interrupted_runs()
+        resume_cut_off_runs()
     except DatabaseError:
         logger.warning("could not check for interrupted runs (database not migrated yet?)", exc_info=True)

@@ -19,7 +19,7 @@ from asgiref.sync import async_to_sync
 from django.db import transaction
 from django.utils import timezone
 
-from annotations.models import AnnotationSession, SessionStatus
+from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
 from annotations.runs.lease import lease_seconds, lost_runs, max_attempts
 from annotations.runs.recorder import broadcast
 from annotations.runs.tasks import run_session_task
@@ -129,4 +129,36 @@ def recover_lost_runs(now: datetime | None = None) -> Recovery:
     if recovery.total:
         logger.warning("lost runs: %d queued again, %d failed, %d cancelled", len(recovery.requeued),
                        len(recovery.failed), len(recovery.cancelled))
+    return recovery
+
+
+def resume_cut_off_runs(now: datetime | None = None) -> Recovery:
+    """At start-up of the embedded server, whose own process runs the runs: a stop cut off every run that
+    was queued or running, so each is queued again.
+
+    A running one starts a new attempt (what it stored stays, as after a worker's death), up to
+    ``HEDIT_RUN_MAX_ATTEMPTS`` starts in all: a run that brought the server down each time ends
+    ``failed`` instead of doing it again. A run whose cancel was asked ends cancelled. The server's loop
+    is not running yet, so these start on the task backend's threads.
+    """
+    now = now or timezone.now()
+    recovery = Recovery()
+    cut_off = AnnotationSession.objects.exclude(status__in=FINISHED_STATUSES)
+    with transaction.atomic():
+        recovery.cancelled = [str(pk) for pk in cut_off.filter(cancel_requested=True).values_list("pk", flat=True)]
+        cut_off.filter(pk__in=recovery.cancelled).update(
+            status=SessionStatus.CANCELLED, error="cancelled by the user", finished_at=now, lease_expires_at=None)
+        spent = cut_off.filter(status=SessionStatus.RUNNING, attempt__gte=max_attempts())
+        recovery.failed = [str(pk) for pk in spent.values_list("pk", flat=True)]
+        spent.update(status=SessionStatus.FAILED, interrupted=True, finished_at=now, lease_expires_at=None,
+                     error="the server stopped during each of its attempts; gave up (re-run it)")
+        cut_off.filter(status=SessionStatus.RUNNING).update(status=SessionStatus.QUEUED, lease_expires_at=None,
+                                                            worker_id="")
+        recovery.requeued = [str(pk) for pk in cut_off.filter(status=SessionStatus.QUEUED).order_by(
+            "created_at").values_list("pk", flat=True)]
+    for session_id in recovery.requeued:
+        run_session_task.enqueue(session_id)
+    if recovery.total:
+        logger.warning("runs cut off by the last stop: %d queued again, %d failed, %d cancelled",
+                       len(recovery.requeued), len(recovery.failed), len(recovery.cancelled))
     return recovery

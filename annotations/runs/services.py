@@ -14,7 +14,7 @@ from agents.state import WorkflowOptions
 from agents.workflow import InvalidInput, check_description, check_options
 from annotations.errors import RequestError, sentence
 from annotations.llm.status import vision_model_for
-from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
+from annotations.models import AnnotationSession, SessionStatus
 from annotations.runs.images import check_image
 from annotations.runs.lease import end_lost_run, is_lost
 from annotations.runs.quota import check_run_quota
@@ -127,13 +127,3 @@ def rerun_session(session: AnnotationSession, *, user: Any) -> AnnotationSession
                                            dataset_level_id=session.dataset_level_id)
     start_session(new)
     return new
-
-
-def mark_interrupted_runs() -> int:
-    """At start-up of the embedded server: runs left queued or running were cut off by the stop."""
-    count = AnnotationSession.objects.exclude(status__in=FINISHED_STATUSES).update(
-        status=SessionStatus.FAILED, interrupted=True, error="interrupted by a server stop; re-run it",
-        finished_at=timezone.now())
-    if count:
-        logger.warning("marked %d interrupted run(s) as failed", count)
-    return count

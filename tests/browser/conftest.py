@@ -115,10 +115,11 @@ def live_server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Ite
     db_name = connections["default"].settings_dict["NAME"]
     workdir = tmp_path_factory.mktemp("daphne")
     log = workdir / "daphne.log"
-    # A run left "queued" is marked interrupted by the server as it starts -- but only if the
-    # server opens this very database file.
+    # A run cut off while its cancel was asked is ended "cancelled" by the server as it starts (at once,
+    # nothing runs) -- but only if the server opens this very database file.
     with django_db_blocker.unblock():
-        sentinel = AnnotationSession.objects.create(description="sentinel", schema_version="8.4.0")
+        sentinel = AnnotationSession.objects.create(description="sentinel", schema_version="8.4.0",
+                                                    status="running", cancel_requested=True)
     port = free_port()
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(port)], cwd=ROOT,
@@ -128,7 +129,7 @@ def live_server_url(django_db_setup, django_db_blocker, tmp_path_factory) -> Ite
         _wait_for_port(port, proc, log)
         with django_db_blocker.unblock():
             sentinel.refresh_from_db()
-            shared = sentinel.interrupted
+            shared = sentinel.status == "cancelled"
             sentinel.delete()
         if not shared:
             pytest.fail(f"the live server does not use the test database {db_name}:\n{log.read_text()[-4000:]}",

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.test import override_settings
+from django_tasks import task_backends
 
 from agents.llm.base import LLMError
 from annotations.models import AgentStepRecord, AnnotationSession, Iteration, LLMCallRecord, ValidationIssueRecord
 from annotations.runs.execution import execute_session
+from annotations.runs.lease import claim
+from annotations.runs.recovery import resume_cut_off_runs
 from annotations.runs.services import (
     RequestError,
     build_options,
     create_session,
-    mark_interrupted_runs,
     request_cancel,
 )
 from tests.support.llm import ScriptedLLM
@@ -126,16 +129,38 @@ def sync_to_async_free(fn):  # type: ignore[no-untyped-def]
     return wrapper
 
 
-def test_interrupted_runs_are_failed_at_start() -> None:
-    running = make_session()
-    AnnotationSession.objects.filter(pk=running.pk).update(status="running")
-    done = make_session()
+def test_runs_a_stop_cut_off_are_queued_again_when_the_embedded_server_starts(settings) -> None:
+    running, queued, done = make_session(), make_session(), make_session()
+    spent, cancelled = make_session(), make_session()
+    AnnotationSession.objects.filter(pk=running.pk).update(status="running", attempt=1, worker_id="old:1")
     AnnotationSession.objects.filter(pk=done.pk).update(status="succeeded")
-    assert mark_interrupted_runs() == 1
-    running.refresh_from_db()
-    assert running.status == "failed" and running.interrupted and "interrupted" in running.error
-    done.refresh_from_db()
-    assert done.status == "succeeded"
+    AnnotationSession.objects.filter(pk=spent.pk).update(status="running", attempt=settings.HEDIT_RUN_MAX_ATTEMPTS)
+    AnnotationSession.objects.filter(pk=cancelled.pk).update(status="running", attempt=1, cancel_requested=True)
+    with override_settings(TASKS={"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}):
+        recovery = resume_cut_off_runs()
+        enqueued = [r.args[0] for r in task_backends["default"].results]
+    assert recovery.requeued == [str(running.pk), str(queued.pk)] == enqueued  # oldest first
+    statuses = dict(AnnotationSession.objects.values_list("pk", "status"))
+    assert [statuses[s.pk] for s in (running, queued, done, spent, cancelled)] == [
+        "queued", "queued", "succeeded", "failed", "cancelled"]
+    spent.refresh_from_db()
+    assert spent.interrupted and spent.error == "the server stopped during each of its attempts; gave up (re-run it)"
+
+
+async def test_a_resumed_run_finishes_and_keeps_what_its_cut_off_attempt_stored() -> None:
+    session = await sync_to_async(make_session)()
+    await sync_to_async(claim)(session.pk, "old:1")  # the stopped server had started it
+    await AgentStepRecord.objects.acreate(session=session, seq=1, attempt=1, agent="annotation", action="kept")
+
+    with override_settings(TASKS={"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}):
+        await sync_to_async(resume_cut_off_runs)()
+    finished = await execute_session(session.pk, llm=ScriptedLLM({"annotation": ["Sensory-event, (Red, Circle)"],
+                                                                   "evaluation": ['{"faithful": true}']}))
+    assert finished.status == "succeeded" and finished.attempt == 2
+    seqs = [s async for s in AgentStepRecord.objects.filter(session=session).order_by("seq").values_list(
+        "seq", "attempt")]
+    assert seqs[0] == (1, 1) and [a for _, a in seqs[1:]] == [2] * (len(seqs) - 1)
+    assert [q for q, _ in seqs] == list(range(1, len(seqs) + 1))
 
 
 @pytest.mark.parametrize(("description", "options", "message"), [

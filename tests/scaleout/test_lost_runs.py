@@ -25,7 +25,9 @@ pytestmark = pytest.mark.scaleout
 ROOT = Path(__file__).resolve().parents[2]
 PG_ADMIN = os.environ.get("HEDIT_TEST_PG_ADMIN", "postgres://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("HEDIT_TEST_REDIS_URL_LEASE", "redis://127.0.0.1:6379/11")
-RUNS = 6
+# Enough runs that both workers are still busy when the slower one has warmed up (on a loaded machine
+# one worker's schema warm-up can outlast six runs of the other, and the test then never saw both mid-run).
+RUNS = 12
 LEASE_SECONDS = 5
 
 CREATE_RUNS = f"""
