@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.db import transaction
@@ -48,14 +49,15 @@ def _enqueues_in_database() -> bool:
     return isinstance(run_session_task.get_backend(), DatabaseBackend)
 
 
-def _close_dead_task_rows(session_id: str, now: datetime) -> None:
-    """The dead worker's task row says "running" for ever; say what happened instead (admin, pruning)."""
-    from django_tasks_db.compat import TaskResultStatus
-    from django_tasks_db.models import DBTaskResult
+def _close_dead_task_rows(rows: Any, now: datetime, why: str) -> int:
+    """A dead worker's task rows say "running" for ever; say what happened instead (admin, pruning).
 
-    DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING, args_kwargs__args__0=session_id).update(
+    Only rows still running are closed, so of several sweepers exactly one gets the count."""
+    from django_tasks_db.compat import TaskResultStatus
+
+    return rows.filter(status=TaskResultStatus.RUNNING).update(
         status=TaskResultStatus.FAILED, finished_at=now, exception_class_path="annotations.runs.lease.LeaseLost",
-        traceback="the worker running this task stopped; the run was handed on")
+        traceback=why)
 
 
 def _recover_one(session: AnnotationSession, now: datetime, recovery: Recovery) -> None:
@@ -83,7 +85,10 @@ def _recover_one(session: AnnotationSession, now: datetime, recovery: Recovery) 
                 else:
                     transaction.on_commit(lambda: run_session_task.enqueue(session_id))
         if changed and in_database:
-            _close_dead_task_rows(session_id, now)
+            from django_tasks_db.models import DBTaskResult
+
+            _close_dead_task_rows(DBTaskResult.objects.filter(args_kwargs__args__0=session_id), now,
+                                  "the worker running this task stopped; the run was handed on")
     if changed:
         outcome.append(session_id)
 
@@ -105,11 +110,9 @@ def _requeue_orphans(now: datetime, recovery: Recovery) -> None:
             if not AnnotationSession.objects.filter(pk=session_id, status=SessionStatus.QUEUED).exists():
                 continue  # the run started (it has a lease of its own) or ended: not an orphan
             # Conditional on the row still being taken, so exactly one sweeper queues the run again.
-            closed = DBTaskResult.objects.filter(pk=row.pk, status=TaskResultStatus.RUNNING).update(
-                status=TaskResultStatus.FAILED, finished_at=now,
-                exception_class_path="annotations.runs.lease.LeaseLost",
-                traceback="the worker that took this task stopped before it started the run; queued again")
-            if not closed:
+            if not _close_dead_task_rows(DBTaskResult.objects.filter(pk=row.pk), now,
+                                         "the worker that took this task stopped before it started the run; "
+                                         "queued again"):
                 continue
             if not DBTaskResult.objects.filter(status=TaskResultStatus.READY, args_kwargs__args__0=session_id).exists():
                 run_session_task.enqueue(session_id)
