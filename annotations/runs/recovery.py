@@ -49,7 +49,7 @@ def _enqueues_in_database() -> bool:
     return isinstance(run_session_task.get_backend(), DatabaseBackend)
 
 
-def _close_dead_task_rows(rows: Any, now: datetime, why: str) -> int:
+def close_dead_task_rows(rows: Any, now: datetime, why: str) -> int:
     """A dead worker's task rows say "running" for ever; say what happened instead (admin, pruning).
 
     Only rows still running are closed, so of several sweepers exactly one gets the count."""
@@ -87,7 +87,7 @@ def _recover_one(session: AnnotationSession, now: datetime, recovery: Recovery) 
         if changed and in_database:
             from django_tasks_db.models import DBTaskResult
 
-            _close_dead_task_rows(DBTaskResult.objects.filter(args_kwargs__args__0=session_id), now,
+            close_dead_task_rows(DBTaskResult.objects.filter(args_kwargs__args__0=session_id), now,
                                   "the worker running this task stopped; the run was handed on")
     if changed:
         outcome.append(session_id)
@@ -110,7 +110,7 @@ def _requeue_orphans(now: datetime, recovery: Recovery) -> None:
             if not AnnotationSession.objects.filter(pk=session_id, status=SessionStatus.QUEUED).exists():
                 continue  # the run started (it has a lease of its own) or ended: not an orphan
             # Conditional on the row still being taken, so exactly one sweeper queues the run again.
-            if not _close_dead_task_rows(DBTaskResult.objects.filter(pk=row.pk), now,
+            if not close_dead_task_rows(DBTaskResult.objects.filter(pk=row.pk), now,
                                          "the worker that took this task stopped before it started the run; "
                                          "queued again"):
                 continue

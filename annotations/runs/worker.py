@@ -14,7 +14,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -71,18 +71,23 @@ def warm_up() -> None:
         logger.debug("no OpenAI client to warm up", exc_info=True)
 
 
-class Sweeper(threading.Thread):
-    """Every *interval* seconds, hands on or ends runs whose lease lapsed."""
+Sweep = Callable[[], object]
 
-    def __init__(self, interval: float) -> None:
+
+class Sweeper(threading.Thread):
+    """Every *interval* seconds, hands on or ends runs whose lease lapsed (and whatever else *sweeps* recover)."""
+
+    def __init__(self, interval: float, sweeps: Sequence[Sweep] = (recover_lost_runs,)) -> None:
         super().__init__(name="hedit-sweeper", daemon=True)
         self.interval = interval
+        self.sweeps = tuple(sweeps)
         self._stop_event = threading.Event()
 
     def run(self) -> None:
         while not self._stop_event.wait(self.interval):
             try:
-                recover_lost_runs()
+                for sweep in self.sweeps:
+                    sweep()
             except TRANSIENT_DATABASE_ERRORS:
                 logger.warning("sweep skipped: the database is unavailable", exc_info=True)
             except Exception:
@@ -97,10 +102,12 @@ class Sweeper(threading.Thread):
 class RunWorker(Worker):
     """django-tasks-db's worker loop, retrying transient database errors instead of exiting."""
 
-    def __init__(self, *, sweep_seconds: float, backoff: Backoff | None = None,
-                 sleep: Callable[[float], None] = time.sleep, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *, sweep_seconds: float, sweeps: Sequence[Sweep] = (recover_lost_runs,),
+                 backoff: Backoff | None = None, sleep: Callable[[float], None] = time.sleep,
+                 **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(**kwargs)
         self.sweep_seconds = sweep_seconds
+        self.sweeps = sweeps
         self.backoff = backoff or Backoff()
         self.sleep = sleep
 
@@ -126,7 +133,7 @@ class RunWorker(Worker):
     def run(self) -> None:
         logger.info("worker %s started (sweeping every %.0f s)", self.worker_id, self.sweep_seconds)
         warm_up()
-        sweeper = Sweeper(self.sweep_seconds) if self.sweep_seconds > 0 else None
+        sweeper = Sweeper(self.sweep_seconds, self.sweeps) if self.sweep_seconds > 0 else None
         if sweeper is not None:
             sweeper.start()
         try:

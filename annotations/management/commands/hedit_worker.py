@@ -33,12 +33,18 @@ class Command(BaseCommand):
                sweep_seconds: float | None, nice: int, **options: Any) -> None:
         from django_tasks_db import DatabaseBackend
 
+        from annotations.datasets.recovery import recover_dataset_jobs
+        from annotations.runs.recovery import recover_lost_runs
+
         if not isinstance(task_backends[DEFAULT_TASK_BACKEND_ALIAS], DatabaseBackend):
             raise CommandError("hedit_worker needs the database queue: set HEDIT_TASK_BACKEND=database")
         if interval < 0 or (max_tasks is not None and max_tasks <= 0):
             raise CommandError("--interval must be >= 0 and --max-tasks > 0")
         worker = RunWorker(
             sweep_seconds=settings.HEDIT_RUN_SWEEP_SECONDS if sweep_seconds is None else sweep_seconds,
+            # Lost runs first: a dead dataset job's lost levels then have tasks of their own, not a place in the
+            # new job.
+            sweeps=(recover_lost_runs, recover_dataset_jobs),
             queue_names=[DEFAULT_TASK_QUEUE_NAME], interval=interval, batch=batch,
             backend_name=DEFAULT_TASK_BACKEND_ALIAS, startup_delay=False, max_tasks=max_tasks,
             worker_id=(worker_id or worker_name())[:64], excluded_queue_names=[])
