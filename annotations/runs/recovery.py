@@ -88,7 +88,7 @@ def _recover_one(session: AnnotationSession, now: datetime, recovery: Recovery) 
             from django_tasks_db.models import DBTaskResult
 
             close_dead_task_rows(DBTaskResult.objects.filter(args_kwargs__args__0=session_id), now,
-                                  "the worker running this task stopped; the run was handed on")
+                                 "the worker running this task stopped; the run was handed on")
     if changed:
         outcome.append(session_id)
 
@@ -111,8 +111,8 @@ def _requeue_orphans(now: datetime, recovery: Recovery) -> None:
                 continue  # the run started (it has a lease of its own) or ended: not an orphan
             # Conditional on the row still being taken, so exactly one sweeper queues the run again.
             if not close_dead_task_rows(DBTaskResult.objects.filter(pk=row.pk), now,
-                                         "the worker that took this task stopped before it started the run; "
-                                         "queued again"):
+                                        "the worker that took this task stopped before it started the run; "
+                                        "queued again"):
                 continue
             if not DBTaskResult.objects.filter(status=TaskResultStatus.READY, args_kwargs__args__0=session_id).exists():
                 run_session_task.enqueue(session_id)
