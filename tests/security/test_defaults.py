@@ -91,8 +91,8 @@ def test_check_deploy_passes_with_https_settings(tmp_path):
                           env=clean, capture_output=True, text=True, timeout=120, check=False)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
-    # Not one deployment warning from Django's security checks, django-axes or django-csp.
-    assert not re.search(r"\((security|axes|csp)\.[EW]\d+\)", output), output
+    # Not one warning: from Django's security checks, django-axes, django-csp or anything else.
+    assert "System check identified no issues" in output, output
 
 
 @pytest.mark.django_db
