@@ -19,6 +19,7 @@ from django_tasks import task
 from annotations.models import FINISHED_STATUSES, AnnotationSession, DatasetProject, JobStatus
 from annotations.runs.execution import execute_session
 from annotations.runs.recorder import dataset_group
+from annotations.runs.runtime import on_server_loop
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +30,8 @@ async def broadcast_progress(project_id: Any, *, level_id: Any = None) -> None:
     if layer is None:
         return
     try:
-        await layer.group_send(dataset_group(project_id), {"type": "dataset.progress", "level_id": level_id})
+        await on_server_loop(layer.group_send(dataset_group(project_id), {"type": "dataset.progress",
+                                                                          "level_id": level_id}))
     except Exception:
         # A live page missing an update must never stop the job; a reload shows what is stored.
         logger.warning("could not broadcast progress of dataset %s", project_id, exc_info=True)

@@ -21,6 +21,7 @@ from annotations.models import (
     ValidationIssueRecord,
 )
 from annotations.runs.lease import NO_LEASE, Attempt, renew_or_raise
+from annotations.runs.runtime import on_server_loop
 
 logger = logging.getLogger(__name__)
 
@@ -47,11 +48,13 @@ async def broadcast(session_id: Any, kind: str, **payload: Any) -> None:
     if layer is None:
         return
     try:
-        await layer.group_send(session_group(session_id), {"type": "session.event", "kind": kind, **payload})
+        await on_server_loop(layer.group_send(session_group(session_id),
+                                              {"type": "session.event", "kind": kind, **payload}))
         if kind == "status":
             level = await sync_to_async(_dataset_level_of)(session_id)
             if level is not None:
-                await layer.group_send(dataset_group(level[0]), {"type": "dataset.progress", "level_id": level[1]})
+                await on_server_loop(layer.group_send(dataset_group(level[0]),
+                                                      {"type": "dataset.progress", "level_id": level[1]}))
     except Exception:
         # A live page missing an update must never fail the run; a reload replays from the database.
         logger.warning("could not broadcast %s for session %s", kind, session_id, exc_info=True)

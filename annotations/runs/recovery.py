@@ -142,7 +142,8 @@ def resume_cut_off_runs(now: datetime | None = None) -> Recovery:
     A running one starts a new attempt (what it stored stays, as after a worker's death), up to
     ``HEDIT_RUN_MAX_ATTEMPTS`` starts in all: a run that brought the server down each time ends
     ``failed`` instead of doing it again. A run whose cancel was asked ends cancelled. The server's loop
-    is not running yet, so these start on the task backend's threads.
+    is not running yet, so these start on the task backend's threads (their broadcasts still go out on the
+    server's loop: :func:`annotations.runs.runtime.on_server_loop`).
     """
     now = now or timezone.now()
     recovery = Recovery()

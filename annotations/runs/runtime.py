@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 _server_loop: asyncio.AbstractEventLoop | None = None
 
@@ -27,6 +31,19 @@ def server_loop() -> asyncio.AbstractEventLoop | None:
     if loop is None or loop.is_closed() or not loop.is_running():
         return None
     return loop
+
+
+async def on_server_loop(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Await *coroutine* on the server's loop, wherever the caller runs.
+
+    A run on a task thread (the runs a restart resumes start before the server's loop exists) has a loop
+    of its own; a message it put on the in-memory channel layer's queues from there would not wake the
+    server's loop, and a live page would see it only when something else did.
+    """
+    loop = server_loop()
+    if loop is None or loop is asyncio.get_running_loop():
+        return await coroutine
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, loop))
 
 
 class LoopCapturingApp:
