@@ -21,7 +21,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from annotations.models import AnnotationSession
-from annotations.runs.fragments import status_fragment, step_fragment, usage_fragment
+from annotations.runs.fragments import displayed_steps, status_fragment, step_fragment, usage_fragment
 from annotations.runs.recorder import session_group
 from annotations.runs.sockets import ThreadedReadsConsumer
 from annotations.selectors import may_see
@@ -124,7 +124,7 @@ class SessionConsumer(ThreadedReadsConsumer):
     def _fragments(self, session: AnnotationSession, after: int, needs: set[str]) -> tuple[list[str], int]:
         fragments: list[str] = []
         if STEPS in needs:
-            steps = list(session.steps.filter(seq__gt=after).order_by("seq")[:MAX_REPLAY])
+            steps = list(displayed_steps(session, after)[:MAX_REPLAY])
             fragments += [step_fragment(s, session.schema_version) for s in steps]
             after = steps[-1].seq if steps else after
         if STATUS in needs:

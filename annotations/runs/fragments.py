@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Exists, OuterRef, QuerySet
 from django.template.loader import render_to_string
 
 from annotations.models import AgentStepRecord, AnnotationSession
@@ -23,6 +24,18 @@ def session_flags(session: AnnotationSession, user: Any) -> dict[str, Any]:
 
 def ws_path(session: AnnotationSession, after: int) -> str:
     return f"/ws/sessions/{session.pk}/?after={after}"
+
+
+def displayed_steps(session: AnnotationSession, after: int = 0) -> QuerySet[AgentStepRecord]:
+    """The run's steps after *after*, in order, each knowing whether it opens a later start of the run.
+
+    A run whose worker (or the embedded server) stopped starts again and keeps what the cut-off start
+    stored; the page says where the new start begins rather than showing the same agents again without
+    a word. Asked in the query, so a socket that replays from the middle marks it just the same.
+    """
+    earlier_in_start = AgentStepRecord.objects.filter(session_id=OuterRef("session_id"), attempt=OuterRef("attempt"),
+                                                      seq__lt=OuterRef("seq"))
+    return session.steps.filter(seq__gt=after).order_by("seq").annotate(opens_start=~Exists(earlier_in_start))
 
 
 def step_fragment(step: AgentStepRecord, schema_version: str) -> str:

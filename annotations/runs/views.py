@@ -18,7 +18,7 @@ from annotations.llm.status import vision_model_for
 from annotations.models import AnnotationSession
 from annotations.runs import services
 from annotations.runs.forms import AnnotateForm
-from annotations.runs.fragments import may_cancel, session_flags, ws_path
+from annotations.runs.fragments import displayed_steps, may_cancel, session_flags, ws_path
 from annotations.runs.images import image_type
 from annotations.runs.quota import RunQuotaExceeded
 from annotations.runs.recorder import broadcast
@@ -73,7 +73,7 @@ def _visible(request: HttpRequest, pk: Any) -> AnnotationSession:
 @login_required
 def session_detail(request: HttpRequest, pk: Any) -> HttpResponse:
     session = _visible(request, pk)
-    steps = list(session.steps.order_by("seq"))
+    steps = list(displayed_steps(session))
     last_seq = steps[-1].seq if steps else 0
     context = {
         **session_flags(session, request.user),
