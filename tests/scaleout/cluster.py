@@ -90,6 +90,15 @@ class Cluster:
         with psycopg.connect(self.url, autocommit=True) as conn:
             return conn.execute(sql).fetchall()
 
+    def stored_steps(self) -> list[tuple]:
+        """(session, seq) of every stored step."""
+        return self.rows("SELECT session_id, seq FROM annotations_agentsteprecord ORDER BY 1, 2")
+
+    def wait_until_every_run_ends(self, timeout: float = 120) -> None:
+        poll("every run to end", lambda: self.rows(
+            "SELECT count(*) FROM annotations_annotationsession WHERE status IN ('queued', 'running')")[0][0] == 0,
+            timeout=timeout)
+
     def logs(self) -> str:
         return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in self.logs_dir.glob("*.log"))
 

@@ -50,16 +50,14 @@ def test_a_dataset_job_survives_its_worker_killed(tmp_path: Path) -> None:
         c.kill(worker)
         waiting = c.rows("SELECT count(*) FROM annotations_annotationsession WHERE status = 'queued'")[0][0]
         assert waiting >= 1, "every level had started when the worker was killed"
-        kept = c.rows("SELECT session_id, seq FROM annotations_agentsteprecord ORDER BY 1, 2")
+        kept = c.stored_steps()
 
         c.start_worker("second")
-        poll("every level to finish", lambda: c.rows(
-            "SELECT count(*) FROM annotations_annotationsession WHERE status IN ('queued', 'running')"
-        )[0][0] == 0, timeout=120)
+        c.wait_until_every_run_ends()
 
         statuses = c.rows("SELECT id, status FROM annotations_annotationsession")
         assert len(statuses) == LEVELS and {s[1] for s in statuses} == {"succeeded"}
-        steps = c.rows("SELECT session_id, seq FROM annotations_agentsteprecord ORDER BY 1, 2")
+        steps = c.stored_steps()
         assert set(kept) <= set(steps)
         for pk, _ in statuses:
             seqs = [seq for session, seq in steps if session == pk]

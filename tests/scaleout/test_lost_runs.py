@@ -41,12 +41,10 @@ def test_runs_survive_both_workers_killed(tmp_path: Path) -> None:
         # finish these but a new worker.
         cut_short = {r[0] for r in in_flight} & lost
         assert cut_short, "no run was in flight when both workers were killed"
-        kept = c.rows("SELECT session_id, seq FROM annotations_agentsteprecord ORDER BY 1, 2")
+        kept = c.stored_steps()
 
         c.start_worker("third")
-        poll("every run to finish", lambda: c.rows(
-            "SELECT count(*) FROM annotations_annotationsession WHERE status IN ('queued', 'running')"
-        )[0][0] == 0, timeout=120)
+        c.wait_until_every_run_ends()
 
         statuses = c.rows("SELECT id, status, attempt FROM annotations_annotationsession")
         assert [s for s in statuses if s[1] != "succeeded"] == [], c.logs()
