@@ -237,9 +237,8 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "HEDit Portal API",
     "DESCRIPTION": "Annotate event descriptions with HED, review and export the results.",
     "VERSION": "1.0.0",
-    # Runs and dataset jobs both have a "status"; name each set of choices after its model's enum.
-    "ENUM_NAME_OVERRIDES": {"SessionStatusEnum": "annotations.models.SessionStatus",
-                            "JobStatusEnum": "annotations.models.JobStatus"},
+    # Runs and dataset projects both have a "status" with other choices; the runs' set is named after its model.
+    "ENUM_NAME_OVERRIDES": {"SessionStatusEnum": "annotations.models.SessionStatus"},
 }
 
 LOGGING = {
