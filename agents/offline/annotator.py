@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import logging
 import re
 from collections.abc import Collection
@@ -41,6 +40,14 @@ _VALUE_TAGS: dict[str, tuple[tuple[frozenset[str], str], ...]] = {
 }
 
 
+# HED's pairs of opposite roles and properties: a negated one means the other.
+ANTONYMS: dict[str, str] = {}
+for _a, _b in (("Target", "Non-target"), ("Expected", "Unexpected"), ("Meaningful", "Not-meaningful"),
+               ("Congruent", "Incongruent"), ("Familiar", "Unfamiliar"), ("Correct-action", "Incorrect-action"),
+               ("Valid", "Invalid"), ("Masked", "Unmasked"), ("Planned", "Unplanned"),
+               ("Symmetrical", "Asymmetrical"), ("Voluntary", "Involuntary")):
+    ANTONYMS[_a], ANTONYMS[_b] = _b, _a
+
 # Tags that make a sentence an event of its own (HED's Event subtree, bar the bare fallback).
 EVENT_TYPES = frozenset({"sensory-event", "agent-action", "experiment-control", "experiment-structure",
                          "data-feature", "measurement-event"})
@@ -78,7 +85,7 @@ def _value_unit(q: Quantity, lex: Lexicon, lemmas: set[str], tokens: list[Token]
     if not q.unit_class:
         following = tokens[last + 1] if last + 1 < len(tokens) else None
         if following is None or not _counts_items(lex, following):
-            return None  # a bare number names something ("Area 3", "block 2 begins")
+            return None  # a bare number names something ("room 4", "block 2 begins")
         return Unit(f"Item-count/{q.number}", "attribute", first, last)
     for cues, tag in _VALUE_TAGS.get(q.unit_class, ()):
         if cues and not cues & lemmas:
@@ -121,9 +128,11 @@ def _drop_redundant(texts: list[str]) -> list[str]:
 def _units(matches: list[Match], vocab: Vocabulary, avoid: set[str]) -> list[Unit]:
     units: list[Unit] = []
     for m in matches:
+        tags = m.tags
         if m.negated:
-            continue  # "no feedback", "without a cue": the thing is absent, so it is not tagged
-        for tag in m.tags:
+            # "not a target" is a non-target; "no feedback", "without a cue": absent, so untagged.
+            tags = tuple(ANTONYMS[t] for t in m.tags if t in ANTONYMS)
+        for tag in tags:
             allowed = _allowed(vocab, tag, avoid)
             if allowed is not None:
                 units.append(Unit(allowed, kind_of(vocab, allowed), m.first, m.last, m.term))
@@ -160,10 +169,6 @@ def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bo
             unit.term = description[q.start : q.end]
             units.append(unit)
     units.sort(key=lambda u: (u.first, u.last))
-    for r, nxt in itertools.pairwise(units):
-        # "within 3 m of X" states nearness, not containment.
-        if r.tag == "Within" and nxt.tag.startswith("Distance/") and nxt.first == r.last + 1:
-            r.tag = "Close-to"
 
     durations = [u for u in units if u.kind == "duration"]
     body = [u for u in units if u.kind != "duration"]

@@ -1,13 +1,15 @@
 """Event-level tags: what kind of event a description tells of, following HED conventions.
 
-Every event gets its type (Sensory-event, Agent-action, Experiment-control, ...) when the
-description makes it evident; a sensory event gets its modality and, when something is
-presented, its task role; a participant's action names the participant.
+The conventions are those of the HED specification's annotation chapters and of hedtools'
+``EventChecker``: exactly one event type per event; a task role on every task event
+(Experimental-stimulus, Participant-response, Cue, ...); a modality on a sensory event; an
+action in an agent's action. A statement about an outcome ("the answer was wrong") judges an
+event rather than being one, so it gets neither an event type nor an inferred role.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -38,19 +40,26 @@ _NOT_STIMULUS = ("Anatomical-item", "IO-device", "Computing-device", "Recording-
 _SOUNDS = ("Sound", "Audio-clip")
 # Items that by themselves make a description a stimulus presentation.
 _STIMULUS_ITEMS = ("Sound", "Language-item", "Geometric-object", "Visualization", "Media-clip", "Face")
+# Things an experiment shows on its display: seen, they are on the computer screen.
+_SCREEN_ITEMS = ("Language-item", "Geometric-object", "Visualization", "Video-clip", "Movie", "Face")
 # Actions through which a participant answers the task.
 RESPONSE_ACTIONS = frozenset({"Press", "Release", "Touch", "Point", "Speak", "Write", "Report"})
 # Actions that happen to things rather than being carried out on purpose by an agent.
 _HAPPENINGS = frozenset({"Collide-with"})
 # Subtrees of deliberate, bodily actions: evidence of an Agent-action event.
 _AGENTIVE = ("Move", "Communicate", "Perform")
-# Judgements of a response: evidence that a participant responded.
-_RESPONSE_OUTCOMES = frozenset({"Correct-action", "Incorrect-action", "Omitted-action", "Indeterminate-action",
-                                "Miss", "Inappropriate-action", "Appropriate-action"})
+# Judgements of how an action turned out (hedtools' action roles, bar the non-judging ones).
+OUTCOMES = frozenset({"Correct-action", "Incorrect-action", "Omitted-action", "Indeterminate-action", "Miss",
+                      "Near-miss", "Inappropriate-action", "Appropriate-action", "Correction", "Mishap"})
 # Roles of things shown to the participant: the response or action they mention is their content.
 _PRESENTED_ROLES = frozenset({"Feedback", "Instructional", "Cue", "Warning"})
-_EVENT_ROLES = frozenset({"Cue", "Feedback", "Instructional", "Warning", "Mishap", "Incidental",
-                          "Participant-response", "Task-activity"})
+# hedtools' task roles: one of them is what a task event is for.
+TASK_ROLES = frozenset({"Experimental-stimulus", "Participant-response", "Incidental", "Instructional", "Mishap",
+                        "Task-activity", "Warning", "Cue", "Feedback"})
+# hedtools' stimulus roles: they describe a presented stimulus, so only a sensory event has them.
+STIMULUS_ROLES = frozenset({"Distractor", "Expected", "Extraneous", "Go-signal", "Meaningful", "Non-informative",
+                            "Non-target", "Not-meaningful", "Novel", "Oddball", "Penalty", "Priming", "Query",
+                            "Reward", "Stop-signal", "Target", "Threat", "Unexpected"})
 # Attending to a modality names it without presenting anything.
 _ATTENTION = ("Task-attentional-demand", "Attend-to", "Switch-attention", "Condition-variable")
 _STRUCTURE_ORGS = frozenset({"Experimental-trial", "Time-block", "Task", "Condition-variable",
@@ -84,50 +93,83 @@ def _under(vocab: Vocabulary, tag: str, ancestors: tuple[str, ...]) -> bool:
 
 
 @dataclass(frozen=True)
+class Clues:
+    """What the wording says beyond the tags: an action asked for rather than done, an imagined one."""
+
+    directed: frozenset[str] = frozenset()  # actions the participant is told to do ("which key to press")
+    directive: bool = False  # the description tells the participant what to do ("should", "to attend")
+    signalled: frozenset[str] = frozenset()  # actions a presented thing asks for ("which key to press")
+    imagined: bool = False  # "imagine", "imagined": the action happens in the mind only
+
+
+@dataclass(frozen=True)
 class EventFrame:
     tags: tuple[str, ...]  # event-level tags to put first
     sensory: bool
     acting: bool
+    screen: bool = False  # what is seen is on the computer screen: (Visual-presentation, Computer-screen)
+    # With both a presentation and an action, the action's own event tags (a second event).
+    action_tags: tuple[str, ...] = ()
+    dropped: frozenset[str] = field(default_factory=frozenset)  # tags the conventions leave out
 
     def keeps(self, tag: str) -> bool:
         """Whether a loose (ungrouped) tag still belongs once the event type is known."""
+        if tag in self.dropped:
+            return False
         if tag == "Experimental-stimulus":
-            return self.sensory  # "the stimulus should be ignored" presents nothing
+            return self.sensory  # a stimulus only spoken of ("stimuli are to be counted") presents nothing
         if tag == "Experiment-participant":
-            return self.acting  # "the participant should attend to sounds": nobody acts yet
+            return self.acting  # "the listener will hear sounds": nobody acts yet
         return True
 
 
-def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str]) -> EventFrame:
-    top: list[str] = []
+def _roots(sensory: bool, acting: bool, structure: bool, control: bool) -> tuple[str, ...]:
+    """One event type per event: a presentation or an action first, then the experiment's own events."""
+    if sensory and acting:
+        return ("Sensory-event", "Agent-action")
+    if acting:
+        return ("Agent-action",)
+    if sensory:
+        return ("Sensory-event",)
+    if control:
+        return ("Experiment-control",)  # "the recording starts" is about the apparatus
+    return ("Experiment-structure",) if structure else ()
+
+
+def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clues | None = None) -> EventFrame:
+    clues = clues or Clues()
     kinds = {t: kind_of(vocab, t) for t in tags}
-    actions = [t for t, k in kinds.items() if k == "action"]
+    actions = [t for t, k in kinds.items() if k == "action" and t not in clues.directed]
     items = [t for t, k in kinds.items() if k == "item"]
     stimulus_items = [t for t in items if _under(vocab, t, _STIMULUS_ITEMS)]
-    agentive = [a for a in actions if a not in _HAPPENINGS and _under(vocab, a, _AGENTIVE)]
     presented_role = bool(tags & _PRESENTED_ROLES)
-    if "Instructional" in tags:
-        actions, agentive = [], []  # what the participant is told to do has not happened yet
+    added: list[str] = []
+    if clues.imagined and [a for a in actions if a != "Imagine"]:
+        added.append("Imagined-action")  # an imagined movement is a task action that is never carried out
+    if presented_role or "Instructional" in tags or clues.signalled:
+        actions = []  # what a cue or an instruction asks for has not happened yet
+    agentive = [a for a in actions if a not in _HAPPENINGS and _under(vocab, a, _AGENTIVE)]
     participant = "Experiment-participant" in tags
-    response = any(a in RESPONSE_ACTIONS for a in actions) or (not presented_role and (
-        "Participant-response" in tags or (participant and bool(tags & _RESPONSE_OUTCOMES))))
-    if response:
-        top += ["Agent-action", "Participant-response"]
-    elif agentive:
-        top.append("Agent-action")
-    acting = response or bool(agentive)
-    if acting and "agent" not in kinds.values():
-        top.append("Experiment-participant")
-    if "marker" in kinds.values() or "Recording" in tags:
-        top.append("Experiment-control")
-    if (tags & _STRUCTURE_ORGS or lemmas & STRUCTURE_NOUNS) and lemmas & BOUNDARY_WORDS:
-        top.append("Experiment-structure")
-
+    physical = any(a in RESPONSE_ACTIONS for a in actions) and not clues.imagined
+    outcome = bool(tags & OUTCOMES) and not physical and not presented_role and not stimulus_items
+    # A participant named as doing something deliberate in a task is responding; a vehicle that
+    # moves or an imagined movement is not a response.
+    response = physical or (not presented_role and not outcome and not clues.imagined and (
+        "Participant-response" in tags or (participant and bool(tags & OUTCOMES or agentive))))
+    acting = (response or bool(agentive)) and not outcome
     attending = any(_under(vocab, t, _ATTENTION) for t in tags)
     sensory = "Sensory-event" in tags or (not attending and "modality" in kinds.values())
     happening = any(a in _HAPPENINGS for a in actions)
     if not sensory and not acting and not attending and (stimulus_items or happening or presented_role):
         sensory = True
+    sensory = sensory and not outcome
+    control = "marker" in kinds.values() or "Recording" in tags
+    structure = bool((tags & _STRUCTURE_ORGS or lemmas & STRUCTURE_NOUNS) and lemmas & BOUNDARY_WORDS)
+    roots = _roots(sensory, acting, structure, control)
+
+    top: list[str] = []
+    action_top: list[str] = []
+    screen = False
     if sensory:
         top.append("Sensory-event")
         if not any(k == "modality" and t != "Sensory-presentation" for t, k in kinds.items()):
@@ -138,6 +180,38 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str]) -> EventFra
             # A dog in "a dog barking" is the sound's source; a picture of a dog is seen.
             if seen or (not sounds and any(not _under(vocab, t, _NOT_STIMULUS) for t in items)):
                 top.append("Visual-presentation")
-        if stimulus_items and not tags & _EVENT_ROLES:
+        visual = "Visual-presentation" in top or "Visual-presentation" in tags
+        shown = "Computer-screen" in tags or any(_under(vocab, t, _SCREEN_ITEMS) for t in items)
+        screen = visual and shown and not any(
+            _under(vocab, t, ("Display-device",)) and t != "Computer-screen" for t in items)
+        if clues.signalled & RESPONSE_ACTIONS and not presented_role:
+            added.append("Go-signal")  # a stimulus telling which response to make signals the go
+        elif clues.directive and "Cue" in tags:
+            added.append("Instructional")
+        # A happening in the scene ("two cars collide") is seen, but the experiment presents nothing.
+        if not (tags | set(added)) & TASK_ROLES and (stimulus_items or not happening):
             top.append("Experimental-stimulus")
-    return EventFrame(tuple(top), sensory, acting)
+    elif clues.directive and "Cue" in tags:
+        added.append("Instructional")  # "a cue telling the participant to attend to sounds"
+    if acting:
+        into = action_top if sensory else top
+        into.append("Agent-action")
+        if response:
+            into.append("Participant-response")
+        if "agent" not in kinds.values():
+            into.append("Experiment-participant")
+    if not sensory and not acting and roots:
+        top.append(roots[0])
+    top.extend(t for t in added if t not in tags)
+    dropped: set[str] = set()
+    if not sensory:
+        # A stimulus role word in a response or a judgement ("a false alarm to the target") names
+        # what was answered, not this event's role.
+        dropped |= tags & STIMULUS_ROLES if (acting or outcome or "Participant-response" in tags) else set()
+    # Exactly one event type per event: an event word the inference did not choose goes.
+    dropped |= {t for t, k in kinds.items() if k == "event"} - set(top) - set(action_top)
+    if "Experiment-structure" not in top:
+        dropped.add("Task")  # "the task", "during the task": the topic, not a boundary of the task
+    if "Imagined-action" in top:
+        dropped.add("Imagine")  # Imagined-action says it, with the action itself kept
+    return EventFrame(tuple(top), sensory, acting, screen, tuple(action_top), frozenset(dropped))

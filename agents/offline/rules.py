@@ -11,7 +11,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agents.offline.events import infer_event, kind_of
+from agents.offline.events import Clues, infer_event, kind_of
 
 if TYPE_CHECKING:
     from agents.vocabulary import Vocabulary
@@ -30,6 +30,13 @@ _TO_SIDE = {"To-left-of": "Left-side-of", "To-right-of": "Right-side-of"}
 # Gap words that keep an attribute or item in the same noun phrase.
 _NP_GLUE = frozenset({"of", "and", "with", "is", "are", "was", "were", "be", "in", "a", "an", "the"})
 _OF = frozenset({"of", "a", "an", "the"})
+# Words right before a verb that make it asked for, not done: "which key to press", "should attend".
+_DIRECTIVES = frozenset({"to", "should", "must"})
+# An arrow's side is where it points: "a left arrow" points leftward.
+_POINTING = {"Left": "Leftward", "Right": "Rightward"}
+_DIRECTIONAL_ITEMS = frozenset({"Arrow"})
+# Who acted and how it is judged: these go with the action when a sentence also presents something.
+_ACTOR_TAGS = frozenset({"Experiment-participant", "Participant-response"})
 _OBJ_GLUE = frozenset({"on", "at", "with", "to", "into", "onto", "the", "a", "an", "its", "their", "using",
                        "of", "for", "from", "by", "upon", "both", "either", "one", "two", "his", "her",
                        "up", "down", "out", "in", "is", "are", "was", "were"})
@@ -104,6 +111,8 @@ class Composer:
                               None)
             head = after or before
             if head is not None:
+                if head.tag in _DIRECTIONAL_ITEMS:
+                    u.tag = _POINTING.get(u.tag, u.tag)
                 head.extras.append(u.tag)
                 u.used = True
         # "an image of a face": one thing described by both items; "a face image": the last noun heads.
@@ -182,9 +191,6 @@ class Composer:
                 inner.append(limb.content())
             subject = next((u for u in reversed(units[: units.index(v)]) if u.kind in {"agent", "item"}
                             and not u.used and self._same_clause(u.last, v.first)), None)
-            if v.tag == "Move" and subject is not None and self.vocab.is_under(subject.tag, "Vehicle"):
-                # HED's Move is bodily; a vehicle that moves is being operated.
-                v.tag = inner[0] = "Operate"
             action: str | Group = Group(inner) if len(inner) > 1 else v.tag
             if subject is not None:
                 subject.used = True
@@ -194,13 +200,46 @@ class Composer:
         return groups
 
     # --- the whole description --------------------------------------------------------------
+    def _asked_by(self, u: Unit) -> str:
+        """The directive word right before *u*, maybe past one adverb ("should only attend"); "" if none."""
+        before = [i for i in range(max(0, u.first - 2), u.first) if self._same_clause(i, u.first)]
+        if before and self.words[before[-1]] in _DIRECTIVES and before[-1] not in self.matched:
+            return self.words[before[-1]]
+        if (len(before) == 2 and self.words[before[0]] in _DIRECTIVES and before[0] not in self.matched
+                and before[1] not in self.matched and self.words[before[1]] != "be"):
+            return self.words[before[0]]
+        return ""
+
+    def clues(self, units: list[Unit]) -> Clues:
+        attention = ("Task-attentional-demand", "Attend-to", "Switch-attention")
+        asked = {id(u): self._asked_by(u) for u in units
+                 if u.kind == "action" or any(self.vocab.is_under(u.tag, a) for a in attention)}
+        first_item = min((u.first for u in units if u.kind == "item"), default=len(self.words))
+        # "an arrow telling which key to press": the thing shown signals the response.
+        signalled = frozenset(u.tag for u in units if asked.get(id(u)) == "to" and u.first > first_item)
+        imagine = [u for u in units if u.tag == "Imagine"]
+        others = [u for u in units if u.kind == "action" and u.tag != "Imagine"]
+        for u in imagine if others else []:
+            u.used = True  # the imagined action is tagged itself, as Imagined-action
+        return Clues(frozenset(u.tag for u in units if asked.get(id(u)) and u.kind == "action"),
+                     any(asked.values()), signalled,
+                     bool(others) and (bool(imagine) or any(u.tag == "Imagined-action" for u in units)))
+
     def compose(self, units: list[Unit], lemmas: set[str], durations: list[Unit]) -> list[str | Group]:
+        clues = self.clues(units)
         self.bind_noun_phrases(units)
         relation_groups = self.bind_relations(units)
         action_groups = self.bind_actions(units)
-        tags = {u.tag for u in units if u.kind != "reference"}
-        event = infer_event(self.vocab, tags, lemmas)
+        tags = {u.tag for u in units if u.kind != "reference" and not (u.tag == "Imagine" and u.used)}
+        event = infer_event(self.vocab, tags, lemmas, clues)
+        event_tags: list[str | Group] = list(event.tags)
         rest = [u.content() for u in units if not u.used and event.keeps(u.tag)]
+        action_groups = [g for g in action_groups if not (isinstance(g, str) and g in event.dropped)]
+        if event.screen:
+            # HED's convention for what a monitor shows: the modality grouped with the display.
+            rest = [e for e in rest if not (isinstance(e, str) and e in {"Computer-screen", "Visual-presentation"})]
+            event_tags = [e for e in event_tags if e != "Visual-presentation"]
+            event_tags.insert(1, Group(["Visual-presentation", "Computer-screen"]))
         bodies = [e for e in [*rest, *action_groups, *relation_groups]
                   if isinstance(e, Group) or kind_of(self.vocab, e) in {"item", "action"}]
         for d in durations:
@@ -212,4 +251,11 @@ class Composer:
                         wrapped = body if isinstance(body, Group) else Group([body], keep=True)
                         seq[seq.index(body)] = Group([d.tag, wrapped])
                         break
-        return [*event.tags, *action_groups, *relation_groups, *rest]
+        if event.action_tags and not durations:
+            # A presentation and an action in one sentence are two events: one group each.
+            outcome = [e for e in rest if isinstance(e, str) and (e in _ACTOR_TAGS or (
+                kind_of(self.vocab, e) == "role" and self.vocab.is_under(e, "Task-action-type")))]
+            shown = [e for e in rest if e not in outcome]
+            return [Group([*event_tags, *relation_groups, *shown]),
+                    Group([*event.action_tags, *action_groups, *outcome])]
+        return [*event_tags, *event.action_tags, *action_groups, *relation_groups, *rest]

@@ -1,11 +1,14 @@
-"""Plain-English text handling: tokens, a small lemmatiser, negation and numeric quantities."""
+"""Plain-English text handling: tokens, lemmas (lemminflect), negation and numeric quantities."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from lemminflect import getAllLemmas, getAllLemmasOOV
 
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z]+(?:'[a-z]+)?|[.;:!?]")
 CLAUSE_BREAKS = frozenset(".;:!?")
@@ -24,21 +27,13 @@ STOPWORDS = frozenset(
     for word in line.split()
 )
 
-IRREGULAR = {
-    "stimuli": "stimulus", "shown": "show", "seen": "see", "saw": "see", "heard": "hear",
-    "held": "hold", "gave": "give", "given": "give", "made": "make", "began": "begin",
-    "begun": "begin", "ran": "run", "spoke": "speak", "spoken": "speak", "wrote": "write",
-    "written": "write", "read": "read", "feet": "foot", "teeth": "tooth", "men": "man",
-    "women": "woman", "children": "child", "people": "person", "mice": "mouse", "hit": "hit",
-    "chose": "choose", "chosen": "choose", "lay": "lie", "lying": "lie", "sat": "sit",
-    "stood": "stand", "went": "go", "gone": "go", "fell": "fall", "fallen": "fall",
-    "drove": "drive", "driven": "drive", "ate": "eat", "eaten": "eat", "drank": "drink",
-    "felt": "feel", "took": "take", "taken": "take", "caught": "catch", "thought": "think",
-    "hid": "hide", "hidden": "hide", "rang": "ring", "rung": "ring", "data": "data",
-    "centre": "center", "colour": "color", "colours": "color", "coloured": "colored",
-    "grey": "gray", "analyses": "analysis", "axes": "axis", "matrices": "matrix",
-    "lit": "light", "won": "win", "lost": "lose",
+# British spellings and a few plurals lemminflect keeps as they are: the lexicon is written in American base forms.
+SPELLINGS = {
+    "centre": "center", "centres": "center", "colour": "color", "colours": "color", "coloured": "colored",
+    "grey": "gray", "data": "data", "stimuli": "stimulus", "feet": "foot", "teeth": "tooth",
 }
+# Parts of speech whose lemmas the lexicon may know, likeliest sense in a description first.
+_UPOS = ("VERB", "NOUN", "ADJ", "ADV")
 
 
 @dataclass(frozen=True)
@@ -66,37 +61,29 @@ class Token:
         )
 
 
-def lemma_candidates(word: str) -> list[str]:
-    """Possible base forms of an inflected English word, likeliest first."""
+@functools.cache
+def lemma_candidates(word: str) -> tuple[str, ...]:
+    """Possible base forms of an inflected English word, likeliest first.
+
+    lemminflect's dictionary (built from a large English corpus, irregular forms included) gives the
+    inflectional lemmas; derivation it does not do, so adverbs in -ly also try their adjective
+    ("visually" -> "visual").
+    """
     out: list[str] = []
-    if word in IRREGULAR:
-        out.append(IRREGULAR[word])
-    n = len(word)
-    if n > 4 and word.endswith("ies"):
-        out.append(word[:-3] + "y")
-    if n > 3 and word.endswith("es"):
-        out.append(word[:-2])
-    if n > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        out.append(word[:-1])
-    for suffix in ("ing", "ed"):
-        if n > len(suffix) + 2 and word.endswith(suffix):
-            stem = word[: -len(suffix)]
-            out.extend([stem, stem + "e"])
-            if len(stem) > 2 and stem[-1] == stem[-2]:
-                out.append(stem[:-1])  # tapped -> tap
-            if stem.endswith("i"):
-                out.append(stem[:-1] + "y")  # tried -> try
-    if n > 4 and word.endswith("ly"):
-        out.extend([word[:-2], word[:-2] + "e", word[:-4] + "le" if word.endswith("ally") else word[:-2]])
-        if word.endswith("ily"):
-            out.append(word[:-3] + "y")
-    if n > 4 and word.endswith("er"):
-        out.extend([word[:-2], word[:-1]])
-    if n > 5 and word.endswith("est"):
-        out.extend([word[:-3], word[:-2]])
-    if n > 5 and word.endswith("ation"):
-        out.extend([word[:-5] + "e", word[:-5]])
-    return out
+    if word in SPELLINGS:
+        out.append(SPELLINGS[word])
+    lemmas = getAllLemmas(word)
+    for upos in _UPOS:
+        out.extend(lemmas.get(upos, ()))
+    if not lemmas and word.isalpha():
+        # Out of the dictionary: lemminflect's rules for a noun, then for a verb.
+        for upos in ("NOUN", "VERB"):
+            out.extend(getAllLemmasOOV(word, upos).get(upos, ()))
+    if len(word) > 4 and word.endswith("ly"):
+        stem = word[:-2]
+        out.extend([stem, stem + "e", word[:-3] + "y" if word.endswith("ily") else stem,
+                    word[:-4] + "le" if word.endswith("ally") else stem])
+    return tuple(dict.fromkeys(w for w in out if w != word))
 
 
 def tokenize(text: str, known: Callable[[str], bool]) -> list[Token]:
@@ -110,7 +97,7 @@ def tokenize(text: str, known: Callable[[str], bool]) -> list[Token]:
         forms = tuple(dict.fromkeys([surface, *bases]))
         norm = bases[0] if bases and not known(surface) else surface
         if norm == surface and not known(surface):
-            norm = IRREGULAR.get(surface, surface)
+            norm = SPELLINGS.get(surface, surface)
         tokens.append(Token(surface, norm, len(tokens), m.start(), m.end(), forms))
     return tokens
 
