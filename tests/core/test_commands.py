@@ -84,6 +84,25 @@ def test_evaluate_writes_predictions(tmp_path: Path) -> None:
     assert all(r["prediction"] for r in rows)
 
 
+def test_evaluate_scores_per_dataset_macro_and_deduplicated(tmp_path: Path) -> None:
+    gold = tmp_path / "gold.csv"
+    with gold.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["id", "description", "hed", "dataset"])
+        writer.writerow(["a1", "A red circle appears.", "Sensory-event, (Red, Circle)", "dsA"])
+        writer.writerow(["a2", "a red circle appears", "Sensory-event, (Red, Circle)", "dsB"])  # same words
+        writer.writerow(["b1", "The participant presses a button.", "Agent-action, (Press, Push-button)", "dsB"])
+        writer.writerow(["d1", "A face.", "Def/Face-cond", "dsB"])  # depends on a definition: not scored
+    code, out = run("evaluate", str(gold), "--out", str(tmp_path / "pred.csv"))
+    assert code == 0
+    lines = out.splitlines()
+    assert any(line.startswith("dsA ") for line in lines) and any(line.startswith("dsB ") for line in lines)
+    assert any(line.startswith("micro F1") and "3 rows" in line for line in lines)
+    assert any(line.startswith("de-duplicated F1") and "2 distinct descriptions" in line for line in lines)
+    assert any(line.startswith("macro F1 over datasets") and "(2 datasets)" in line for line in lines)
+    assert "valid 3/3" in out
+
+
 def test_evaluate_missing_file(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="cannot read"):
         call_command("evaluate", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "p.csv"))
