@@ -7,7 +7,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from agents.offline.events import BOUNDARY_WORDS, IMPLICIT_TAGS, STRUCTURE_NOUNS, kind_of
+from agents.offline.events import BOUNDARY_WORDS, EVENT_TYPES, IMPLICIT_TAGS, STRUCTURE_NOUNS, kind_of
 from agents.offline.lexicon import Lexicon, Match, get_lexicon
 from agents.offline.rules import FIXATION_WORDS, Composer, Group, Unit
 from agents.offline.segments import split_sentences
@@ -48,9 +48,6 @@ for _a, _b in (("Target", "Non-target"), ("Expected", "Unexpected"), ("Meaningfu
                ("Symmetrical", "Asymmetrical"), ("Voluntary", "Involuntary")):
     ANTONYMS[_a], ANTONYMS[_b] = _b, _a
 
-# Tags that make a sentence an event of its own (HED's Event subtree, bar the bare fallback).
-EVENT_TYPES = frozenset({"sensory-event", "agent-action", "experiment-control", "experiment-structure",
-                         "data-feature", "measurement-event"})
 
 
 @dataclass(frozen=True)
@@ -139,6 +136,18 @@ def _units(matches: list[Match], vocab: Vocabulary, avoid: set[str]) -> list[Uni
     return units
 
 
+# Attention limited to one thing ("attend only to", "focus solely on") is selective attention.
+_RESTRICTIVE = frozenset({"only", "exclusively", "solely"})
+_ATTENDING = frozenset({"Attend-to", "Focused-attention"})
+
+
+def _restrict_attention(units: list[Unit], tokens: list[Token], vocab: Vocabulary) -> None:
+    for u in units:
+        beside = [tokens[i].text for i in (u.first - 1, u.last + 1) if 0 <= i < len(tokens)]
+        if u.tag in _ATTENDING and _RESTRICTIVE & set(beside) and "Selective-attention" in vocab:
+            u.tag, u.kind = "Selective-attention", kind_of(vocab, "Selective-attention")
+
+
 def _uncovered(tokens: list[Token], matches: list[Match], units: list[Unit], present: set[str],
                structural: bool) -> tuple[str, ...]:
     """Content words that no emitted tag stands for (negated words are deliberately left out)."""
@@ -169,6 +178,7 @@ def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bo
             unit.term = description[q.start : q.end]
             units.append(unit)
     units.sort(key=lambda u: (u.first, u.last))
+    _restrict_attention(units, tokens, vocab)
 
     durations = [u for u in units if u.kind == "duration"]
     body = [u for u in units if u.kind != "duration"]
@@ -187,8 +197,13 @@ def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bo
     return OfflineResult(annotation, covered, _uncovered(tokens, matches, units, present, structural))
 
 
+def _event_types(tree: Tree) -> list[str]:
+    return [el for el in tree if isinstance(el, str) and el in EVENT_TYPES]
+
+
 def _has_event(annotation: str) -> bool:
-    return any(isinstance(el, str) and el.lower() in EVENT_TYPES for el in parse(annotation))
+    # A sentence that both presents something and acts holds its two events in groups of their own.
+    return any(_event_types(el if isinstance(el, list) else [el]) for el in parse(annotation))
 
 
 def _event_segments(lex: Lexicon, description: str, avoid: set[str],
@@ -239,6 +254,8 @@ def _dedupe(items: Tree) -> Tree:
 def _event_group(annotation: str) -> list[str | Tree]:
     """One event's annotation as top-level group(s): (Event-type, ...), or (Duration/x, (Event-type, ...))."""
     tree = parse(annotation)
+    if len(tree) > 1 and all(isinstance(el, list) and _event_types(el) for el in tree):
+        return tree  # already one group per event
     temporal = [el for el in tree if _is_temporal(el)]
     rest = [el for el in tree if not _is_temporal(el)]
     if len(temporal) == 1:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.offline.events import IMPLICIT_TAGS
+from agents.offline.events import IMPLICIT_TAGS, omitted_by_convention
 from agents.offline.lexicon import get_lexicon
 from agents.offline.text import Token, find_quantities
 from agents.offline.validity import flat_tags, parse
@@ -63,9 +63,12 @@ def uncovered_terms(
     vocab = get_vocabulary(schema_version)
     lex = get_lexicon(vocab)
     present, words = _annotation_content(annotation, vocab)
+    names = {p.name for p in present}
     missing: list[str] = []
     for match in lex.match(lex.tokens(description)):
         if match.negated or not set(match.tags) - IMPLICIT_TAGS or match.term in missing:
+            continue
+        if omitted_by_convention(set(match.tags), names):
             continue
         infos = [i for i in (vocab.get(t) for t in match.tags) if i is not None]
         if any(_stands_for(t, p) for t in infos for p in present):
@@ -115,6 +118,7 @@ def assess_coverage(
     vocab = get_vocabulary(schema_version)
     lex = get_lexicon(vocab)
     present, words = _annotation_content(annotation, vocab)
+    names = {p.name for p in present}
     tokens = lex.tokens(description)
     matches = lex.match(tokens)
     in_match = {i for m in matches for i in range(m.first, m.last + 1)}
@@ -131,7 +135,7 @@ def assess_coverage(
         total += weight
         infos = [i for i in (vocab.get(t) for t in tags) if i is not None]
         if (not tags - IMPLICIT_TAGS or any(_stands_for(t, p) for t in infos for p in present)
-                or set(match.term.split()) <= words):
+                or set(match.term.split()) <= words or omitted_by_convention(tags, names)):
             understood += weight
         elif match.term not in uncovered:
             uncovered.append(match.term)

@@ -215,3 +215,24 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
     if "Imagined-action" in top:
         dropped.add("Imagine")  # Imagined-action says it, with the action itself kept
     return EventFrame(tuple(top), sensory, acting, screen, tuple(action_top), frozenset(dropped))
+
+
+EVENT_TYPES = frozenset({"Sensory-event", "Agent-action", "Experiment-control", "Experiment-structure",
+                         "Data-feature", "Measurement-event"})
+
+
+def omitted_by_convention(term_tags: set[str], present: set[str]) -> bool:
+    """True if HED's conventions, not an oversight, leave *term_tags* out of an annotation holding *present*.
+
+    An event word ("appears") is said by the one event type an event gets, or by none in a
+    statement about an outcome; "the task" is a topic unless a boundary of it; "imagine" is said
+    by Imagined-action; a stimulus role in a response or a judgement names what was answered.
+    """
+    if not term_tags:
+        return False
+    if term_tags <= EVENT_TYPES | {"Task"}:
+        return True
+    if term_tags <= {"Imagine"}:
+        return "Imagined-action" in present
+    judged = bool(present & (OUTCOMES | {"Participant-response"})) and "Sensory-event" not in present
+    return term_tags <= STIMULUS_ROLES and judged

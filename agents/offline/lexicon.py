@@ -22,6 +22,8 @@ LEXICON_DIR = Path(__file__).parent
 _PHRASE_WORD = re.compile(r"[a-z0-9]+")
 BLOCK = "-"
 _END = ""  # trie key marking the end of a phrase
+# English prefixes that turn a word into its opposite.
+_NEGATIVE_PREFIXES = ("un", "in", "im", "ir", "il", "non", "dis")
 
 # Subtrees whose names are bookkeeping, not things a description talks about.
 _NO_AUTO_UNDER = ("Informational-property", "Organizational-property", "Data-marker", "Metadata")
@@ -123,6 +125,13 @@ class Lexicon:
                 i += 1
                 continue
             hit = self._longest(stream, i, self._trie, 0)
+            is_negated = negated(tokens, stream[i].index)
+            opposite = self._opposite(stream[i]) if is_negated and (hit is None or hit[0] == 1) else None
+            if opposite is not None:
+                # "not clear" is "unclear", "not familiar" is "unfamiliar": the negated word's opposite.
+                found.append(Match(stream[i].text, opposite, stream[i].index, stream[i].index, False))
+                i += 1
+                continue
             if hit is None:
                 i += 1
                 continue
@@ -130,10 +139,18 @@ class Lexicon:
             first, last = stream[i], stream[i + length - 1]
             words = [t.text for t in stream[i : i + length]]
             self_negating = any(w in NEGATORS for w in words)
-            found.append(Match(" ".join(words), tags, first.index, last.index,
-                               not self_negating and negated(tokens, first.index)))
+            found.append(Match(" ".join(words), tags, first.index, last.index, not self_negating and is_negated))
             i += length
         return found
+
+    def _opposite(self, token: Token) -> tuple[str, ...] | None:
+        """Tags of the word formed with a negative prefix ("clear" -> "unclear"), if the lexicon knows one."""
+        for form in token.forms:
+            for prefix in _NEGATIVE_PREFIXES:
+                tags = self.phrases.get((prefix + form,))
+                if tags:
+                    return tags
+        return None
 
 
 _cache: dict[str, Lexicon] = {}
