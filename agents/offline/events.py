@@ -38,6 +38,7 @@ _KIND_BY_ANCESTOR: tuple[tuple[str, str], ...] = (
 _NOT_STIMULUS = ("Anatomical-item", "IO-device", "Computing-device", "Recording-device",
                  "Measurement-device", "Questionnaire", "Display-device")
 _SOUNDS = ("Sound", "Audio-clip")
+_LANGUAGE = ("Language-item",)
 # Items that by themselves make a description a stimulus presentation.
 _STIMULUS_ITEMS = ("Sound", "Language-item", "Geometric-object", "Visualization", "Media-clip", "Face")
 # Things an experiment shows on its display: seen, they are on the computer screen.
@@ -160,7 +161,8 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
     attending = any(_under(vocab, t, _ATTENTION) for t in tags)
     sensory = "Sensory-event" in tags or (not attending and "modality" in kinds.values())
     happening = any(a in _HAPPENINGS for a in actions)
-    if not sensory and not acting and not attending and (stimulus_items or happening or presented_role):
+    # A cue or feedback is shown or played even when what it asks for is attention.
+    if not sensory and not acting and (presented_role or (not attending and (stimulus_items or happening))):
         sensory = True
     sensory = sensory and not outcome
     control = "marker" in kinds.values() or "Recording" in tags
@@ -174,11 +176,13 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
         top.append("Sensory-event")
         if not any(k == "modality" and t != "Sensory-presentation" for t, k in kinds.items()):
             sounds = [t for t in items if _under(vocab, t, _SOUNDS)]
-            seen = [t for t in stimulus_items if t not in sounds]
+            # Words that are spoken or played are heard, not read.
+            seen = [t for t in stimulus_items if t not in sounds and not (sounds and _under(vocab, t, _LANGUAGE))]
             if sounds:
                 top.append("Auditory-presentation")
             # A dog in "a dog barking" is the sound's source; a picture of a dog is seen.
-            if seen or (not sounds and any(not _under(vocab, t, _NOT_STIMULUS) for t in items)):
+            # A cue or feedback whose modality goes unsaid is most often shown.
+            if seen or (not sounds and (presented_role or any(not _under(vocab, t, _NOT_STIMULUS) for t in items))):
                 top.append("Visual-presentation")
         visual = "Visual-presentation" in top or "Visual-presentation" in tags
         shown = "Computer-screen" in tags or any(_under(vocab, t, _SCREEN_ITEMS) for t in items)

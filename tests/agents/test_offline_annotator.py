@@ -30,16 +30,17 @@ def tags_of(annotation: str) -> set[str]:
             if t.strip()}
 
 
+# Written for these tests: none is a row of the development set.
 EXAMPLES = [
     "A red circle appears left of fixation",
-    "Participant presses a button.",
-    "Presentation of a 550 Hz tone.",
-    "Pause the recording of the experiment.",
+    "The subject pushes a response button.",
+    "A 750 Hz tone is played.",
+    "The experimenter pauses the recording.",
     "A large blue triangle is shown below fixation for 2 s",
     "Participant presses the left mouse button with the right index finger",
     "An image of a happy face appears in the upper left corner",
-    "Participant gives false alarm target response.",
-    "Vehicle collided with an environmental entity.",
+    "The participant makes a false alarm.",
+    "A truck collides with a parked car.",
     "Start of the third block",
     "The word CORRECT is shown in green as feedback",
 ]
@@ -79,13 +80,13 @@ class TestContent:
         assert {"Sensory-event", "Visual-presentation"} <= tags_of(result.annotation)
 
     def test_response_names_agent_action_and_device(self) -> None:
-        result = annotate_offline("Participant presses a button.")
+        result = annotate_offline("The subject pushes a response button.")
         assert "(Experiment-participant, (Press, Push-button))" in result.annotation
         assert {"Agent-action", "Participant-response"} <= tags_of(result.annotation)
 
     def test_tone_frequency_uses_schema_units(self) -> None:
-        result = annotate_offline("Presentation of a 550 Hz tone.")
-        assert "(Tone, Frequency/550 Hz)" in result.annotation
+        result = annotate_offline("A 750 Hz tone is played.")
+        assert "(Tone, Frequency/750 Hz)" in result.annotation
         assert "Auditory-presentation" in tags_of(result.annotation)
 
     def test_duration_heads_a_group_with_what_lasts(self) -> None:
@@ -93,7 +94,7 @@ class TestContent:
         assert "(Duration/500 ms, (Cross))" in result.annotation
 
     def test_experiment_control(self) -> None:
-        assert tags_of(annotate_offline("Pause the recording of the experiment.").annotation) >= {
+        assert tags_of(annotate_offline("The experimenter pauses the recording.").annotation) >= {
             "Experiment-control", "Pause"}
 
     def test_negated_things_are_not_tagged(self) -> None:
@@ -112,9 +113,9 @@ class TestContent:
         assert "zorble" in result.uncovered and result.covered["red"] == "Red"
 
     def test_avoided_tags_are_never_emitted(self) -> None:
-        first = annotate_offline("Presentation of a dark blue square.")
+        first = annotate_offline("A dark blue square is shown.")
         assert "DarkBlue" in tags_of(first.annotation)
-        again = annotate_offline("Presentation of a dark blue square.", avoid=["DarkBlue", "Sensory-event"])
+        again = annotate_offline("A dark blue square is shown.", avoid=["DarkBlue", "Sensory-event"])
         tags = tags_of(again.annotation)
         assert "DarkBlue" not in tags and "Sensory-event" not in tags
         assert "Blue-color" in tags  # the parent still says what colour

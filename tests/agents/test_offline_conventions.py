@@ -1,0 +1,172 @@
+"""The offline annotator follows HED's annotation conventions and English word sense.
+
+One test per convention or word-sense rule; every description is written for these tests (none is
+a row of the development set), so they pin down general behaviour, not particular sentences.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hed.models import HedString
+from hed.tools.analysis.event_checker import EventChecker
+
+from agents.hedstring import parse_groups
+from agents.offline import annotate_offline, assess_coverage
+from agents.offline.events import EVENT_TYPES
+from agents.offline.text import lemma_candidates
+from agents.schema import get_schema
+from agents.validation import validate_hed
+
+
+def flat(node: object) -> list[str]:
+    return [node] if isinstance(node, str) else [t for child in node for t in flat(child)]  # type: ignore[union-attr]
+
+
+def annotate(description: str) -> str:
+    annotation = annotate_offline(description).annotation
+    assert not [i for i in validate_hed(annotation, "8.4.0") if i.is_error], annotation
+    return annotation
+
+
+def tags(description: str) -> list[str]:
+    return [t.split("/")[0] for t in flat(parse_groups(annotate(description)))]
+
+
+def event_checker_issues(annotation: str) -> list[str]:
+    return [i["code"] for i in EventChecker(HedString(annotation, get_schema("8.4.0")), 0).issues]
+
+
+class TestEventConventions:
+    def test_exactly_one_event_type_per_event(self) -> None:
+        for description in ["A blue star flashes at the start of the block.", "The headset beeps.",
+                            "The experimenter resumes the recording at the start of the session."]:
+            assert len([t for t in tags(description) if t in EVENT_TYPES]) == 1, description
+        # A sentence that shows something and tells of an answer holds two events, one group each.
+        annotation = annotate("A yellow square appears and the subject presses the right button.")
+        groups = parse_groups(annotation)
+        assert len(groups) == 2
+        assert [[t for t in flat(g) if t in EVENT_TYPES] for g in groups] == [["Sensory-event"], ["Agent-action"]]
+        assert event_checker_issues(annotation) == []
+
+    def test_a_statement_about_an_outcome_has_no_event_type_or_inferred_role(self) -> None:
+        for description, outcome in [("The answer was wrong.", "Incorrect-action"),
+                                     ("The listener failed to respond in time.", "Omitted-action")]:
+            found = tags(description)
+            assert outcome in found
+            assert not set(found) & EVENT_TYPES, description
+            assert "Experimental-stimulus" not in found and "Agent-action" not in found
+
+    @pytest.mark.parametrize(("description", "role"), [
+        ("A photograph of a mountain is displayed.", "Experimental-stimulus"),
+        ("A 300 Hz tone is played.", "Experimental-stimulus"),
+        ("The volunteer presses the space bar.", "Participant-response"),
+        ("The subject clenches the left fist.", "Participant-response"),
+        ("A warning cue appears.", "Cue"),
+        ("A smiley is shown as feedback.", "Feedback"),
+        ("Instructions are displayed.", "Instructional"),
+    ])
+    def test_every_task_event_has_a_task_role(self, description: str, role: str) -> None:
+        annotation = annotate(description)
+        assert role in flat(parse_groups(annotation))
+        assert event_checker_issues(annotation) == []  # hedtools agrees: a type, a role, a modality, an action
+
+    def test_a_role_said_replaces_the_default_stimulus_role(self) -> None:
+        assert "Experimental-stimulus" not in tags("A smiley is shown as feedback.")
+
+    def test_what_a_screen_shows_is_visual_presentation_on_the_computer_screen(self) -> None:
+        for description in ["A checkerboard pattern is displayed.", "The letter K appears in the center."]:
+            assert "(Visual-presentation, Computer-screen)" in annotate(description), description
+        # Heard words and tones are not on a screen.
+        for description in ["The word 'apple' is spoken through headphones.", "A 440 Hz tone is played."]:
+            assert "Computer-screen" not in tags(description), description
+
+
+class TestStimulusRoles:
+    def test_something_that_is_not_a_target_is_a_non_target(self) -> None:
+        found = tags("The digit is not a target.")
+        assert "Non-target" in found and "Target" not in found
+
+    def test_an_arrow_telling_which_button_to_press_is_a_go_signal(self) -> None:
+        annotation = annotate("An arrow appears, telling the subject which button to press.")
+        found = flat(parse_groups(annotation))
+        assert "Go-signal" in found and "Sensory-event" in found
+        assert "Agent-action" not in found and "Participant-response" not in found  # nobody has pressed yet
+
+    def test_a_probe_is_not_a_query(self) -> None:
+        assert "Query" not in tags("A probe digit is shown.")
+
+    def test_a_stimulus_role_word_in_a_judged_response_names_what_was_answered(self) -> None:
+        found = tags("The subject gives a wrong answer to the target.")
+        assert "Incorrect-action" in found and "Target" not in found
+
+
+class TestSpaceAndDirection:
+    @pytest.mark.parametrize(("description", "direction"), [
+        ("A left-pointing arrow is shown.", "Leftward"),
+        ("An arrow pointing to the right appears.", "Rightward"),
+        ("A left arrow appears.", "Leftward"),
+        ("A chevron facing left is displayed.", "Leftward"),
+    ])
+    def test_where_something_points_is_a_direction(self, description: str, direction: str) -> None:
+        found = tags(description)
+        assert direction in found and "Left" not in found and "Point" not in found
+
+    def test_to_left_of_an_object_versus_left_side_of_the_screen(self) -> None:
+        assert "(To-left-of, (Star, Yellow))" in annotate("A blue triangle appears to the left of a yellow star.")
+        assert "(Left-side-of, Computer-screen)" in annotate("A blue triangle appears on the left side of the screen.")
+
+
+class TestBodyAndAction:
+    def test_a_body_part_without_a_tag_is_tagged_as_its_whole(self) -> None:
+        assert "(Hand, Left)" in annotate("The subject clenches the left fist.")
+        assert "Hand" in tags("A knuckle touches the plate.")
+
+    def test_an_imagined_movement_is_an_imagined_action(self) -> None:
+        found = tags("The subject imagines lifting the right foot.")
+        assert {"Imagined-action", "Lift", "Foot"} <= set(found)
+        assert "Imagine" not in found and "Participant-response" not in found  # nothing was carried out
+
+    def test_attention_limited_to_one_thing_is_selective(self) -> None:
+        assert "Selective-attention" in tags("Subjects attend solely to the tones in the right ear.")
+        assert "Selective-attention" not in tags("Subjects attend to the tones.")
+
+
+class TestWordsCuratorsLeaveOut:
+    def test_followed_by_orders_events_and_does_not_track(self) -> None:
+        assert "Track" not in tags("A beep followed by a flash of light.")
+        assert "Track" in tags("The subject follows the moving dot with the eyes.")
+
+    def test_task_and_errors_are_topics_not_tags(self) -> None:
+        found = tags("Feedback about errors in the task is displayed.")
+        assert "Feedback" in found
+        assert "Task" not in found and "Incorrect-action" not in found
+        assert "Task" in tags("Start of the task.")  # a boundary of the task is annotated
+
+
+class TestEnglish:
+    def test_a_negated_word_means_its_prefixed_opposite(self) -> None:
+        assert "Unfamiliar" in tags("The face is not familiar.")
+        assert "Indeterminate-action" in tags("It is not certain whether the subject saw the flash.")
+
+    def test_lemmas_come_from_lemminflect(self) -> None:
+        assert "stimulus" in lemma_candidates("stimuli")
+        assert "hold" in lemma_candidates("held")
+        assert "foot" in lemma_candidates("feet")
+        assert "center" in lemma_candidates("centre")  # British spellings reach the American lexicon
+        assert "visual" in lemma_candidates("visually")  # derivation lemminflect leaves alone
+
+
+class TestFaithfulnessKeepsWorking:
+    @pytest.mark.parametrize("description", [
+        "Feedback about errors in the task is displayed.",
+        "The subject gives a wrong answer to the target.",
+        "The subject imagines lifting the right foot.",
+        "The answer was wrong.",
+    ])
+    def test_what_conventions_leave_out_is_not_held_against_the_annotation(self, description: str) -> None:
+        coverage = assess_coverage(description, annotate(description))
+        assert coverage.uncovered == () and coverage.confidence == 1.0
+
+    def test_a_real_omission_is_still_reported(self) -> None:
+        coverage = assess_coverage("A red circle and a 440 Hz tone.", "Sensory-event, Auditory-presentation, Tone")
+        assert "circle" in coverage.uncovered and coverage.confidence < 1.0
