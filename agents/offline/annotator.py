@@ -179,6 +179,9 @@ def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bo
             units.append(unit)
     units.sort(key=lambda u: (u.first, u.last))
     _restrict_attention(units, tokens, vocab)
+    # "within 2 s", "within 3 m of": a bound on time or distance, not a place inside something.
+    bounds = {u.first for u in units if "/" in u.tag}
+    units = [u for u in units if not (u.tag == "Within" and u.last + 1 in bounds)]
 
     durations = [u for u in units if u.kind == "duration"]
     body = [u for u in units if u.kind != "duration"]

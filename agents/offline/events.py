@@ -93,6 +93,17 @@ def _under(vocab: Vocabulary, tag: str, ancestors: tuple[str, ...]) -> bool:
     return any(vocab.is_under(tag, a) for a in ancestors)
 
 
+def _modality(vocab: Vocabulary, tag: str) -> str | None:
+    """The sense a presentation tag belongs to: Visual-presentation for Background-view, itself for a sense."""
+    info = vocab.get(tag)
+    if info is None:
+        return None
+    path = (*info.lineage(), info.name)
+    if "Sensory-presentation" not in path or path[-1] == "Sensory-presentation":
+        return None
+    return path[path.index("Sensory-presentation") + 1]
+
+
 @dataclass(frozen=True)
 class Clues:
     """What the wording says beyond the tags: an action asked for rather than done, an imagined one."""
@@ -174,7 +185,10 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
     screen = False
     if sensory:
         top.append("Sensory-event")
-        if not any(k == "modality" and t != "Sensory-presentation" for t, k in kinds.items()):
+        # A view or a channel ("on a black background", "binaurally") implies its modality.
+        modalities = {_modality(vocab, t) for t, k in kinds.items() if k == "modality"} - {None}
+        top.extend(sorted(m for m in modalities if m not in tags))
+        if not modalities:
             sounds = [t for t in items if _under(vocab, t, _SOUNDS)]
             # Words that are spoken or played are heard, not read.
             seen = [t for t in stimulus_items if t not in sounds and not (sounds and _under(vocab, t, _LANGUAGE))]
@@ -184,7 +198,7 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
             # A cue or feedback whose modality goes unsaid is most often shown.
             if seen or (not sounds and (presented_role or any(not _under(vocab, t, _NOT_STIMULUS) for t in items))):
                 top.append("Visual-presentation")
-        visual = "Visual-presentation" in top or "Visual-presentation" in tags
+        visual = "Visual-presentation" in top or "Visual-presentation" in modalities
         shown = "Computer-screen" in tags or any(_under(vocab, t, _SCREEN_ITEMS) for t in items)
         screen = visual and shown and not any(
             _under(vocab, t, ("Display-device",)) and t != "Computer-screen" for t in items)

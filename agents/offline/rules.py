@@ -35,6 +35,7 @@ _DIRECTIVES = frozenset({"to", "should", "must"})
 # An arrow's side is where it points: "a left arrow" points leftward.
 _POINTING = {"Left": "Leftward", "Right": "Rightward"}
 _DIRECTIONAL_ITEMS = frozenset({"Arrow"})
+_VIEWS = frozenset({"Background-view", "Foreground-view"})
 # Who acted and how it is judged: these go with the action when a sentence also presents something.
 _ACTOR_TAGS = frozenset({"Experiment-participant", "Participant-response"})
 _OBJ_GLUE = frozenset({"on", "at", "with", "to", "into", "onto", "the", "a", "an", "its", "their", "using",
@@ -96,7 +97,8 @@ class Composer:
 
     def bind_noun_phrases(self, units: list[Unit]) -> None:
         """Fold attributes into the item they describe: (DarkBlue, Square), (Tone, Frequency/5 Hz)."""
-        items = [u for u in units if u.kind == "item"]
+        # A background or a foreground has a colour of its own, like a thing: (Background-view, Black).
+        items = [u for u in units if u.kind == "item" or u.tag in _VIEWS]
         modifiers = {i for u in units if u.kind in {"attribute", "state"} for i in range(u.first, u.last + 1)}
         self.modifiers = modifiers
         for u in units:

@@ -136,6 +136,11 @@ class TestWordsCuratorsLeaveOut:
         assert "Track" not in tags("A beep followed by a flash of light.")
         assert "Track" in tags("The subject follows the moving dot with the eyes.")
 
+    def test_within_a_time_or_distance_is_a_bound_not_a_place(self) -> None:
+        assert "Within" not in tags("The subject must answer within 2 seconds.")
+        assert "Within" not in tags("A ball rolls to within 5 m of the wall.")
+        assert "(Within, Circle)" in annotate("A dot appears within the circle.")
+
     def test_task_and_errors_are_topics_not_tags(self) -> None:
         found = tags("Feedback about errors in the task is displayed.")
         assert "Feedback" in found
