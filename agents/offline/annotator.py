@@ -179,9 +179,12 @@ def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bo
             units.append(unit)
     units.sort(key=lambda u: (u.first, u.last))
     _restrict_attention(units, tokens, vocab)
-    # "within 2 s", "within 3 m of": a bound on time or distance, not a place inside something.
+    # "within 2 s", "within 3 m of": a bound on time or distance, not a place inside something;
+    # "turns red": becoming, not turning round.
     bounds = {u.first for u in units if "/" in u.tag}
-    units = [u for u in units if not (u.tag == "Within" and u.last + 1 in bounds)]
+    states = {u.first for u in units if u.kind == "attribute"}
+    units = [u for u in units if not (u.tag == "Within" and u.last + 1 in bounds)
+             and not (u.tag == "Turn" and u.last + 1 in states)]
 
     durations = [u for u in units if u.kind == "duration"]
     body = [u for u in units if u.kind != "duration"]

@@ -66,7 +66,7 @@ _ATTENTION = ("Task-attentional-demand", "Attend-to", "Switch-attention", "Condi
 _STRUCTURE_ORGS = frozenset({"Experimental-trial", "Time-block", "Task", "Condition-variable",
                              "Experimental-intertrial"})
 # Parts of an experiment's timeline that have no tag of their own.
-STRUCTURE_NOUNS = frozenset({"experiment", "session", "phase", "run", "practice"})
+STRUCTURE_NOUNS = frozenset({"experiment", "session", "phase", "run", "practice", "window", "period"})
 BOUNDARY_WORDS = frozenset({"start", "starts", "started", "starting", "begin", "begins", "beginning",
                             "began", "end", "ends", "ended", "ending", "stop", "stops", "stopped",
                             "finish", "finishes", "finished", "onset", "offset", "resume", "resumes",

@@ -28,7 +28,8 @@ ADJECTIVAL_RELATION_WORDS = frozenset({"central", "centrally", "centered", "cent
                                        "ahead", "opposite", "distant", "inside", "outside", "behind", "front"})
 _TO_SIDE = {"To-left-of": "Left-side-of", "To-right-of": "Right-side-of"}
 # Gap words that keep an attribute or item in the same noun phrase.
-_NP_GLUE = frozenset({"of", "and", "with", "is", "are", "was", "were", "be", "in", "a", "an", "the"})
+_NP_GLUE = frozenset({"of", "and", "with", "is", "are", "was", "were", "be", "in", "a", "an", "the",
+                      "turns", "turned", "becomes", "became"})
 _OF = frozenset({"of", "a", "an", "the"})
 # Words right before a verb that make it asked for, not done: "which key to press", "should attend".
 _DIRECTIVES = frozenset({"to", "should", "must"})

@@ -153,6 +153,15 @@ class TestEnglish:
         assert "Unfamiliar" in tags("The face is not familiar.")
         assert "Indeterminate-action" in tags("It is not certain whether the subject saw the flash.")
 
+    def test_turning_a_colour_is_becoming_it_not_turning_round(self) -> None:
+        assert "(Cross, Green)" in annotate("The fixation cross turns green.")
+        assert "Turn" not in tags("The fixation cross turns green.")
+        assert "Turn" in tags("The subject turns around.")
+
+    def test_a_response_window_is_a_phase_of_the_trial(self) -> None:
+        found = tags("Start of the response window.")
+        assert "Window" not in found and "Experiment-structure" in found
+
     def test_lemmas_come_from_lemminflect(self) -> None:
         assert "stimulus" in lemma_candidates("stimuli")
         assert "hold" in lemma_candidates("held")
