@@ -56,6 +56,11 @@ def _annotation_content(annotation: str, vocab: Vocabulary) -> tuple[list[TagInf
     return tags, words
 
 
+def _is_bound(match_tags: tuple[str, ...], last: int, tokens: list[Token]) -> bool:
+    """ "within 2 s": a bound on a quantity, which the quantity's own tag says."""
+    return match_tags == ("Within",) and last + 1 < len(tokens) and tokens[last + 1].is_number
+
+
 def uncovered_terms(
     description: str, annotation: str, schema_version: str = DEFAULT_SCHEMA_VERSION
 ) -> tuple[str, ...]:
@@ -65,10 +70,11 @@ def uncovered_terms(
     present, words = _annotation_content(annotation, vocab)
     names = {p.name for p in present}
     missing: list[str] = []
-    for match in lex.match(lex.tokens(description)):
+    tokens = lex.tokens(description)
+    for match in lex.match(tokens):
         if match.negated or not set(match.tags) - IMPLICIT_TAGS or match.term in missing:
             continue
-        if omitted_by_convention(set(match.tags), names):
+        if omitted_by_convention(set(match.tags), names) or _is_bound(match.tags, match.last, tokens):
             continue
         infos = [i for i in (vocab.get(t) for t in match.tags) if i is not None]
         if any(_stands_for(t, p) for t in infos for p in present):
@@ -135,7 +141,8 @@ def assess_coverage(
         total += weight
         infos = [i for i in (vocab.get(t) for t in tags) if i is not None]
         if (not tags - IMPLICIT_TAGS or any(_stands_for(t, p) for t in infos for p in present)
-                or set(match.term.split()) <= words or omitted_by_convention(tags, names)):
+                or set(match.term.split()) <= words or omitted_by_convention(tags, names)
+                or _is_bound(match.tags, match.last, tokens)):
             understood += weight
         elif match.term not in uncovered:
             uncovered.append(match.term)

@@ -252,5 +252,7 @@ def omitted_by_convention(term_tags: set[str], present: set[str]) -> bool:
         return True
     if term_tags <= {"Imagine"}:
         return "Imagined-action" in present
+    if term_tags <= {"Attend-to", "Focused-attention"}:
+        return "Selective-attention" in present  # "attend only to"
     judged = bool(present & (OUTCOMES | {"Participant-response"})) and "Sensory-event" not in present
     return term_tags <= STIMULUS_ROLES and judged

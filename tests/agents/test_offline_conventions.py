@@ -176,6 +176,8 @@ class TestFaithfulnessKeepsWorking:
         "The subject gives a wrong answer to the target.",
         "The subject imagines lifting the right foot.",
         "The answer was wrong.",
+        "Subjects attend solely to the tones in the right ear.",
+        "The subject must answer within 2 seconds.",
     ])
     def test_what_conventions_leave_out_is_not_held_against_the_annotation(self, description: str) -> None:
         coverage = assess_coverage(description, annotate(description))
