@@ -113,12 +113,12 @@ class TestContent:
         assert "zorble" in result.uncovered and result.covered["red"] == "Red"
 
     def test_avoided_tags_are_never_emitted(self) -> None:
-        first = annotate_offline("A dark blue square is shown.")
-        assert "DarkBlue" in tags_of(first.annotation)
-        again = annotate_offline("A dark blue square is shown.", avoid=["DarkBlue", "Sensory-event"])
+        first = annotate_offline("A dark green hexagon is shown.")
+        assert "DarkGreen" in tags_of(first.annotation)
+        again = annotate_offline("A dark green hexagon is shown.", avoid=["DarkGreen", "Sensory-event"])
         tags = tags_of(again.annotation)
-        assert "DarkBlue" not in tags and "Sensory-event" not in tags
-        assert "Blue-color" in tags  # the parent still says what colour
+        assert "DarkGreen" not in tags and "Sensory-event" not in tags
+        assert "Green-color" in tags  # the parent still says what colour
 
     def test_tags_missing_from_old_schema_are_skipped(self) -> None:
         result = annotate_offline("Participant presses the left key", schema_version="8.0.0")

@@ -75,7 +75,7 @@ def test_validate_exit_codes() -> None:
 
 def test_evaluate_writes_predictions(tmp_path: Path) -> None:
     gold = tmp_path / "gold.csv"
-    gold.write_text("id,description\nr1,A red circle appears.\nr2,The participant presses a button.\n",
+    gold.write_text("id,description\nr1,A red circle appears.\nr2,The volunteer taps the space bar.\n",
                     encoding="utf-8")
     out = tmp_path / "pred.csv"
     code, _ = run("evaluate", str(gold), "--out", str(out))
@@ -91,7 +91,7 @@ def test_evaluate_scores_per_dataset_macro_and_deduplicated(tmp_path: Path) -> N
         writer.writerow(["id", "description", "hed", "dataset"])
         writer.writerow(["a1", "A red circle appears.", "Sensory-event, (Red, Circle)", "dsA"])
         writer.writerow(["a2", "a red circle appears", "Sensory-event, (Red, Circle)", "dsB"])  # same words
-        writer.writerow(["b1", "The participant presses a button.", "Agent-action, (Press, Push-button)", "dsB"])
+        writer.writerow(["b1", "The volunteer taps the space bar.", "Agent-action, (Press, Keyboard-key)", "dsB"])
         writer.writerow(["d1", "A face.", "Def/Face-cond", "dsB"])  # depends on a definition: not scored
     code, out = run("evaluate", str(gold), "--out", str(tmp_path / "pred.csv"))
     assert code == 0
