@@ -197,7 +197,9 @@ class Bench:
         self.timeout, self.misses = timeout, 0
         self.root = Path(tempfile.mkdtemp(prefix="hedit-uploads-"))
         (self.root / "tmp").mkdir()
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("HEDIT_", "DATABASE_", "DJANGO_"))}
+        # Upload limits pass through (to measure what a raised limit costs); every other setting is the bench's.
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith(("HEDIT_", "DATABASE_", "DJANGO_")) or k.startswith("HEDIT_UPLOAD_MAX_")}
         self.env.update({
             "DJANGO_SETTINGS_MODULE": "hedit_site.settings", "DJANGO_DEBUG": "0",
             "DJANGO_SECRET_KEY": secrets.token_urlsafe(40), "DATABASE_URL": f"sqlite:///{self.root / 'db.sqlite3'}",

@@ -105,7 +105,8 @@ async def _send_413(send: Send, limit: int) -> None:
 
 
 def limit_daphne_bodies() -> bool:
-    """Make daphne refuse oversized bodies while receiving them; False when daphne is not installed.
+    """Make daphne refuse oversized bodies while receiving them, and leave form parsing to Django; False when
+    daphne is not installed.
 
     Daphne builds one ``WebRequest`` per request from ``daphne.http_protocol``; a subclass that
     checks the limit in Twisted's ``gotLength`` (headers parsed, body not yet read) and in
@@ -129,6 +130,13 @@ def _limited_request_class(base: type) -> type:
         _limit = DEFAULT_LIMIT
         _received = 0
         _refused = False
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # Twisted would parse a POSTed form itself (the whole body read into memory and through the email
+            # parser: a 49 MB multipart upload cost the server over 500 MB) into ``args``, which daphne never
+            # reads: Django parses the body, streaming files to disk.
+            self._parsePOSTFormSubmission = False
 
         def gotLength(self, length: int | None) -> None:
             path = (getattr(self.channel, "_path", b"") or b"").split(b"?", 1)[0]

@@ -268,6 +268,11 @@ HEDIT_MAX_REQUEST_BYTES = int(os.environ.get("HEDIT_MAX_REQUEST_BYTES", str(HEDI
 # Paths that take archives (dataset uploads) get a larger cap of their own.
 HEDIT_UPLOAD_PATHS = env_list("HEDIT_UPLOAD_PATHS", "/datasets/,/api/datasets/")
 HEDIT_MAX_UPLOAD_BYTES = int(os.environ.get("HEDIT_MAX_UPLOAD_BYTES", str(64 * 1024 * 1024)))
+# What one dataset upload may cost, checked while it is read (annotations.datasets.bids.limits): each
+# HEDIT_UPLOAD_MAX_* variable of the README's table set in the environment overrides its default there.
+# (read as text here: `manage.py check` and the server's start report a value that is no whole number)
+HEDIT_UPLOAD_LIMITS = {name: value.strip() for name, value in os.environ.items()
+                       if name.startswith("HEDIT_UPLOAD_MAX_") and value.strip()}
 # Form and JSON bodies held in memory; uploaded files past FILE_UPLOAD_MAX_MEMORY_SIZE go to disk.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("HEDIT_MAX_FORM_BYTES", str(1024 * 1024)))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024

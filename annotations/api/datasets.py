@@ -12,6 +12,7 @@ from typing import Any
 
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
+from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -24,7 +25,14 @@ from rest_framework.views import APIView
 from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets import services
 from annotations.datasets.bids.archive import DatasetError
-from annotations.datasets.selectors import LevelState, current_status, level_states, progress, visible_projects
+from annotations.datasets.selectors import (
+    LevelState,
+    current_status,
+    level_states,
+    progress,
+    progress_of,
+    visible_projects,
+)
 from annotations.datasets.sidecars import task_sidecar, write_zip
 from annotations.datasets.uploads import files_from_uploads
 from annotations.datasets.views import ZIP_SPOOL_BYTES
@@ -52,28 +60,34 @@ def _level(state: LevelState) -> dict[str, Any]:
             "latest_session": str(state.latest_session_id) if state.latest_session_id else None}
 
 
-def project_data(project: DatasetProject, *, with_inventory: bool = True) -> dict[str, Any]:
-    states = level_states(project)
+def project_data(project: DatasetProject, *, with_inventory: bool = True,
+                 progress_figures: dict[str, int] | None = None) -> dict[str, Any]:
+    """The API's view of a project; a list passes *progress_figures* it computed for all its projects at once."""
+    states = level_states(project) if with_inventory or progress_figures is None else []
     data: dict[str, Any] = {
         "id": str(project.pk), "name": project.name, "status": current_status(project), "error": project.error,
         "schema_version": project.schema_version, "hed_version": project.hed_version,
         "ignore_existing_hed": project.ignore_existing_hed, "concurrency": project.concurrency,
-        "created_at": project.created_at.isoformat(), "progress": progress(states)}
+        "created_at": project.created_at.isoformat(),
+        "progress": progress_figures if progress_figures is not None else progress(states)}
     if not with_inventory:
         return data
-    by_level = {s.level.pk: s for s in states}
+    by_column: dict[int, list[dict[str, Any]]] = {}
+    for state in states:
+        by_column.setdefault(state.level.column_id, []).append(_level(state))
+    columns_of: dict[int, list[DatasetColumn]] = {}
+    for column in DatasetColumn.objects.filter(task__project=project).defer("template_issues"):
+        columns_of.setdefault(column.task_id, []).append(column)
     tasks = []
-    for task in project.tasks.prefetch_related("columns__levels"):
+    for task in project.tasks.only("id", "name", "sidecar_name", "events_files"):
         columns = []
-        for column in task.columns.all():
-            entry = {"id": column.pk, "name": column.name, "kind": column.kind,
-                     "detected_kind": column.detected_kind, "description": column.description,
-                     "needs_description": column.needs_description, "units": column.units or None,
-                     "distinct_values": column.distinct_values,
-                     "template": column.template or None if column.kind == "value" else None, "levels": []}
-            if column.kind == "categorical":
-                entry["levels"] = [_level(by_level[lv.pk]) for lv in column.levels.all() if lv.pk in by_level]
-            columns.append(entry)
+        for column in columns_of.get(task.pk, []):
+            columns.append({
+                "id": column.pk, "name": column.name, "kind": column.kind, "detected_kind": column.detected_kind,
+                "description": column.description, "needs_description": column.needs_description,
+                "units": column.units or None, "distinct_values": column.distinct_values,
+                "template": column.template or None if column.kind == "value" else None,
+                "levels": by_column.get(column.pk, []) if column.kind == "categorical" else []})
         tasks.append({"task": task.name, "sidecar": task.sidecar_name, "events_files": task.events_files,
                       "columns": columns})
     data["tasks"] = tasks
@@ -114,13 +128,17 @@ class DatasetListCreateView(APIView):
     @extend_schema(responses={200: PROJECT}, operation_id="datasets_list",
                    summary="Your dataset projects (reviewers and staff: everyone's)")
     def get(self, request: Request) -> Response:
-        projects = visible_projects(request.user)[:200]
-        return Response({"results": [project_data(p, with_inventory=False) for p in projects]})
+        projects = list(visible_projects(request.user)[:200])
+        figures = progress_of(projects)
+        return Response({"results": [project_data(p, with_inventory=False, progress_figures=figures[p.pk])
+                                     for p in projects]})
 
     @extend_schema(request={"multipart/form-data": DatasetUploadSerializer}, responses={201: PROJECT},
                    summary="Upload a BIDS dataset (zip) or its events files; answers with the inventory")
     def post(self, request: Request) -> Response:
-        body = DatasetUploadSerializer(data={**request.data.dict(), "files": request.FILES.getlist("files")})
+        # A form body is a QueryDict (one value per field); any other body (empty, JSON) has no files.
+        fields = request.data.dict() if hasattr(request.data, "dict") else {}
+        body = DatasetUploadSerializer(data={**fields, "files": request.FILES.getlist("files")})
         body.is_valid(raise_exception=True)
         data = body.validated_data
         try:
@@ -225,7 +243,7 @@ class DatasetSidecarView(APIView):
         result = task_sidecar(project, task)
         response = Response(result.sidecar)
         response["X-HED-Valid"] = "true" if result.is_valid else "false"
-        response["Content-Disposition"] = f'inline; filename="{task.sidecar_name}"'
+        response["Content-Disposition"] = content_disposition_header(False, task.sidecar_name)
         return response
 
 

@@ -7,33 +7,19 @@ recursion, and anything deeper than ``HEDIT_MAX_JSON_DEPTH`` is a 400.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-# A JSON string (escapes included); what is inside cannot open or close a level.
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
+from annotations.datasets.bids.jsontext import json_depth
+
 DEFAULT_MAX_DEPTH = 32
 
 
 class TooDeep(ValueError):
     """A JSON text nests arrays and objects deeper than allowed."""
-
-
-def json_depth(text: str) -> int:
-    """How deep arrays and objects nest in *text* (0 for a scalar); no recursion, linear time."""
-    depth = deepest = 0
-    for match in _BRACKET.finditer(_STRING.sub("", text)):
-        if match.group() in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
-    return deepest
 
 
 def check_json_depth(text: str, limit: int | None = None) -> None:

@@ -6,8 +6,8 @@ from typing import Any
 
 from django import forms
 
-from annotations.datasets.bids.archive import MAX_ARCHIVE_BYTES, MAX_ENTRIES
 from annotations.datasets.services import MAX_CONCURRENCY, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS
+from annotations.datasets.uploads import upload_limits
 from annotations.models import ColumnKind
 from annotations.runs.forms import schema_choices
 
@@ -31,8 +31,7 @@ class MultipleFileField(forms.FileField):
 class DatasetUploadForm(forms.Form):
     files = MultipleFileField(
         label="Dataset", allow_empty_file=True,
-        help_text=f"One zip of a BIDS folder (up to {MAX_ARCHIVE_BYTES // 2**20} MB and "
-        f"{MAX_ENTRIES:,} entries), or several *_events.tsv files with their *_events.json sidecars.",
+        help_text="One zip of a BIDS folder, or several *_events.tsv files with their *_events.json sidecars.",
         widget=MultipleFileInput(attrs={"accept": ".zip,.tsv,.json"}))
     name = forms.CharField(max_length=MAX_NAME_CHARS, required=False,
                            help_text="Defaults to the file's name.")
@@ -46,6 +45,10 @@ class DatasetUploadForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["schema_version"].choices = [("", "The dataset's"), *schema_choices()]
+        limits = upload_limits()
+        self.fields["files"].help_text = (
+            f"One zip of a BIDS folder (up to {limits.max_archive_bytes // 2**20} MB and {limits.max_entries:,} "
+            "entries), or several *_events.tsv files with their *_events.json sidecars.")
 
 
 class ColumnKindForm(forms.Form):

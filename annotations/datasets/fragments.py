@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
+from django.core.paginator import Paginator
 from django.template.loader import render_to_string
 
 from annotations.datasets.selectors import (
@@ -15,27 +17,37 @@ from annotations.datasets.selectors import (
     progress,
     status_counts,
 )
-from annotations.models import ColumnKind, DatasetLevel, DatasetProject
+from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject
 
 LEVEL_FILTERS = STATUSES
+LEVELS_PER_PAGE = 200
 
 
 def ws_path(project: DatasetProject) -> str:
     return f"/ws/datasets/{project.pk}/"
 
 
-def page_context(project: DatasetProject, *, status: str = "") -> dict[str, Any]:
+def page_context(project: DatasetProject, *, status: str = "", page: Any = 1) -> dict[str, Any]:
+    """The project page: counts over every level, and one page of levels (a project may have thousands)."""
     current_status(project)
     states = level_states(project)
     shown = [s for s in states if not status or s.status == status]
+    levels = Paginator(shown, LEVELS_PER_PAGE).get_page(page)
+    on_page: dict[int, list[LevelState]] = {}
+    for state in levels.object_list:
+        on_page.setdefault(state.level.column.task_id, []).append(state)
+    in_task = Counter(s.level.column.task_id for s in shown)
+    columns_of: dict[int, list[DatasetColumn]] = {}
+    for column in DatasetColumn.objects.filter(task__project=project).defer("sample_values", "template_issues"):
+        columns_of.setdefault(column.task_id, []).append(column)
     tasks = []
-    for task in project.tasks.prefetch_related("columns"):
-        columns = list(task.columns.all())
+    for task in project.tasks.only("id", "project_id", "name", "sidecar_name", "events_files"):
+        columns = columns_of.get(task.pk, [])
         tasks.append({"task": task, "columns": columns,
                       "value_columns": [c for c in columns if c.kind == ColumnKind.VALUE],
-                      "levels": [s for s in shown if s.level.column.task_id == task.pk]})
+                      "levels": on_page.get(task.pk, []), "level_total": in_task.get(task.pk, 0)})
     return {"project": project, "tasks": tasks, **_counts(states), "status_filter": status,
-            "ws_url": ws_path(project), "column_kinds": ColumnKind.choices}
+            "levels_page": levels, "ws_url": ws_path(project), "column_kinds": ColumnKind.choices}
 
 
 def _counts(states: list[LevelState]) -> dict[str, Any]:

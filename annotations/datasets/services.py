@@ -7,8 +7,6 @@ stores nothing.
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 from collections.abc import Iterable
 from datetime import timedelta
@@ -21,12 +19,14 @@ from django.utils import timezone
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion, check_version
 from agents.state import WorkflowOptions
 from annotations.datasets.bids.archive import DatasetError, DatasetFiles
-from annotations.datasets.bids.inventory import NA_VALUES, TaskInventory, build_inventory, humanize
+from annotations.datasets.bids.inventory import TaskInventory, build_inventory, humanize
 from annotations.datasets.bids.schemas import validate_hed_string
 from annotations.datasets.bids.sidecar import SIDECAR, validate_sidecar
+from annotations.datasets.bids.tsv import NA_VALUES, rows
 from annotations.datasets.bids.value_templates import propose_value_template
 from annotations.datasets.jobs import run_dataset_task
 from annotations.datasets.selectors import level_state, level_states
+from annotations.datasets.uploads import upload_limits
 from annotations.errors import FieldError
 from annotations.models import (
     AnnotationSession,
@@ -69,26 +69,21 @@ def _schema_for(files_version: str | list[str] | None, requested: str | None) ->
         raise DatasetRequestError("schema_version", str(exc)) from exc
 
 
-def _value_counts(texts: Iterable[str], column: str, limit: int | None = None) -> dict[str, int]:
+def _value_counts(texts: Iterable[str], column: str, limit: int) -> dict[str, int]:
     """Counts of *column*'s values across events files (n/a left out); at most *limit* distinct values."""
     counts: dict[str, int] = {}
     for text in texts:
-        reader = csv.reader(io.StringIO(text), delimiter="\t")
-        header = next(reader, [])
+        found = rows(text)
+        header = next(found, [])
         if column not in header:
             continue
         index = header.index(column)
-        for row in reader:
+        for row in found:
             value = row[index] if len(row) > index else ""
-            if value in NA_VALUES or (limit is not None and value not in counts and len(counts) >= limit):
+            if value in NA_VALUES or (value not in counts and len(counts) >= limit):
                 continue
             counts[value] = counts.get(value, 0) + 1
     return counts
-
-
-def _values_in(files: DatasetFiles, task: TaskInventory, column: str, limit: int = 50) -> list[str]:
-    """The first *limit* distinct values of *column* in the task's events files: samples for templates."""
-    return list(_value_counts((files.texts[path] for path in task.events_files), column, limit))
 
 
 def _existing_validity(task: TaskInventory, version: str | list[str] | None) -> set[tuple[str, str | None]]:
@@ -99,8 +94,7 @@ def _existing_validity(task: TaskInventory, version: str | list[str] | None) -> 
     return {(i.column, i.level) for i in issues if i.source == SIDECAR and i.severity == "error" and i.column}
 
 
-def _store_task(project: DatasetProject, task: TaskInventory, files: DatasetFiles,
-                version: str | list[str] | None) -> None:
+def _store_task(project: DatasetProject, task: TaskInventory, version: str | list[str] | None) -> None:
     row = DatasetTask.objects.create(project=project, name=task.task, sidecar_name=task.sidecar_name,
                                      events_files=task.events_files, original_sidecar=task.original_sidecar,
                                      definition_keys=task.definition_keys)
@@ -108,7 +102,7 @@ def _store_task(project: DatasetProject, task: TaskInventory, files: DatasetFile
     for position, column in enumerate(task.columns):
         existing_template = column.existing_hed if isinstance(column.existing_hed, str) else ""
         template = ""
-        samples = _values_in(files, task, column.name) if column.kind != "skip" else []
+        samples = column.samples if column.kind != "skip" else []
         if column.kind == "value":
             template = existing_template or propose_value_template(
                 column.name, description=column.description, units=column.units, sample_values=samples,
@@ -134,7 +128,7 @@ def import_dataset(*, user: Any, files: DatasetFiles, name: str = "", schema_ver
     """
     name = (name or "").strip()[:MAX_NAME_CHARS] or "Untitled dataset"
     concurrency = check_concurrency(concurrency)
-    inventory = build_inventory(files, ignore_existing_hed=ignore_existing_hed)
+    inventory = build_inventory(files, ignore_existing_hed=ignore_existing_hed, limits=upload_limits())
     version = _schema_for(inventory.hed_version, schema_version)
     with transaction.atomic():
         project = DatasetProject.objects.create(
@@ -144,7 +138,7 @@ def import_dataset(*, user: Any, files: DatasetFiles, name: str = "", schema_ver
         DatasetFile.objects.bulk_create([DatasetFile(project=project, path=path, text=files.texts[path])
                                          for path in files.paths()])
         for task in inventory.tasks:
-            _store_task(project, task, files, inventory.hed_version or version)
+            _store_task(project, task, inventory.hed_version or version)
     logger.info("dataset %s imported: %d task(s), %d file(s)", project.pk, len(inventory.tasks), len(files.texts))
     return project
 
@@ -175,7 +169,8 @@ def project_files(project: DatasetProject) -> DatasetFiles:
 def _column_values(project: DatasetProject, column: DatasetColumn) -> dict[str, int]:
     """Counts of a column's values across its task's events files (n/a left out)."""
     files = DatasetFile.objects.filter(project=project, path__in=column.task.events_files)
-    return _value_counts(files.values_list("text", flat=True).iterator(), column.name)
+    # One past the limit is enough to refuse; more would only cost memory.
+    return _value_counts(files.values_list("text", flat=True).iterator(), column.name, MAX_LEVELS_PER_COLUMN + 1)
 
 
 @transaction.atomic
@@ -189,8 +184,8 @@ def set_column_kind(column: DatasetColumn, kind: Any) -> DatasetColumn:
     if kind == ColumnKind.CATEGORICAL and not column.levels.exists():
         counts = _column_values(project, column)
         if len(counts) > MAX_LEVELS_PER_COLUMN:
-            raise DatasetRequestError("kind", f"column {column.name} has {len(counts)} distinct values; more than "
-                                      f"{MAX_LEVELS_PER_COLUMN} levels make it a value column")
+            raise DatasetRequestError("kind", f"column {column.name} has more than {MAX_LEVELS_PER_COLUMN} distinct "
+                                      "values: that many levels make it a value column")
         if not counts:
             raise DatasetRequestError("kind", f"column {column.name} has no values to annotate as levels")
         DatasetLevel.objects.bulk_create([

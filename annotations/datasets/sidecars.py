@@ -27,6 +27,7 @@ from annotations.datasets.bids.sidecar import (
 )
 from annotations.datasets.selectors import LevelState, level_states
 from annotations.datasets.services import project_files, validation_version
+from annotations.exports.cells import neutralise
 from annotations.models import ColumnKind, DatasetProject, DatasetTask
 
 
@@ -152,7 +153,7 @@ def project_sidecars(project: DatasetProject, *, validate: bool = True) -> list[
 
 def spreadsheet(result: TaskSidecar) -> str:
     """hedtools' 4-column spreadsheet form of the sidecar (column_name, column_value, description, HED)."""
-    return sidecar_to_spreadsheet(result.sidecar)
+    return sidecar_to_spreadsheet(result.sidecar, cell=neutralise)
 
 
 def write_zip(project: DatasetProject, out: IO[bytes]) -> None:

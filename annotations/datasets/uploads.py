@@ -2,18 +2,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import ctypes
+import ctypes.util
+import logging
+from collections.abc import Iterator, Sequence
 from pathlib import PurePosixPath
 
+from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from annotations.datasets.bids.archive import MAX_ARCHIVE_BYTES, DatasetError, DatasetFiles, read_uploads, read_zip
+from annotations.datasets.bids.archive import DatasetError, DatasetFiles, is_relevant, read_uploads, read_zip
+from annotations.datasets.bids.limits import LimitExceeded, UploadLimits
+
+logger = logging.getLogger(__name__)
 
 MAX_FILES = 1000
 
 
+def upload_limits() -> UploadLimits:
+    """The ``HEDIT_UPLOAD_MAX_*`` settings (README, Datasets) as the reader's limits.
+
+    A bad setting is reported by the system checks (``annotations.E001``); meanwhile the defaults hold.
+    """
+    try:
+        return UploadLimits.from_mapping(getattr(settings, "HEDIT_UPLOAD_LIMITS", {}))
+    except ValueError as exc:
+        logger.error("upload limits: %s; the defaults apply", exc)
+        return UploadLimits()
+
+
 def files_from_uploads(uploads: Sequence[UploadedFile]) -> DatasetFiles:
-    """One zip, or several events/sidecar files; raises :class:`DatasetError` naming the problem."""
+    """One zip, or several events/sidecar files; raises :class:`DatasetError` naming the problem.
+
+    Sizes are checked from the request before any file is read; files are then read one at a time.
+    """
+    limits = upload_limits()
+    release_free_memory()
     if not uploads:
         raise DatasetError("no files: upload a zip of a BIDS dataset or its events files")
     if len(uploads) > MAX_FILES:
@@ -23,12 +47,33 @@ def files_from_uploads(uploads: Sequence[UploadedFile]) -> DatasetFiles:
         raise DatasetError("upload one zip, or events .tsv/.json files, not both")
     if zips:
         upload = zips[0]
-        if upload.size is not None and upload.size > MAX_ARCHIVE_BYTES:
-            raise DatasetError(f"the zip is {upload.size:,} bytes; the limit is {MAX_ARCHIVE_BYTES:,}",
-                               path=upload.name)
+        if upload.size is not None and upload.size > limits.max_archive_bytes:
+            raise LimitExceeded(f"the zip is {upload.size:,} bytes", "max_archive_bytes", limits.max_archive_bytes,
+                                path=upload.name)
         upload.seek(0)
-        return read_zip(upload.file, name=upload.name or "upload.zip")
+        return read_zip(upload.file, name=upload.name or "upload.zip", limits=limits)
     total = sum(u.size or 0 for u in uploads)
-    if total > MAX_ARCHIVE_BYTES:
-        raise DatasetError(f"the files hold {total:,} bytes; the limit is {MAX_ARCHIVE_BYTES:,}")
-    return read_uploads([(PurePosixPath(u.name or "file").name, u.read()) for u in uploads])
+    if total > limits.max_archive_bytes:
+        raise LimitExceeded(f"the files hold {total:,} bytes", "max_archive_bytes", limits.max_archive_bytes)
+    return read_uploads(_contents(uploads), limits=limits)
+
+
+def release_free_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc only; elsewhere nothing happens).
+
+    The server held the request body in memory in small chunks before Django spooled it to disk; freed,
+    those chunks stay resident and the file about to be read would come on top of them.
+    """
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):
+        logger.debug("malloc_trim is not available here")
+
+
+def _contents(uploads: Sequence[UploadedFile]) -> Iterator[tuple[str, bytes]]:
+    # One file's bytes at a time: the reader decodes each and drops the bytes before asking for the next.
+    # Files the reader ignores (recordings picked with a folder) are never read at all.
+    for upload in uploads:
+        name = PurePosixPath(upload.name or "file").name
+        yield name, upload.read() if is_relevant(name) else b""

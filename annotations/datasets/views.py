@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotations.datasets import services
@@ -64,7 +65,8 @@ def dataset_detail(request: HttpRequest, pk: Any) -> HttpResponse:
     wanted = request.GET.get("status", "")
     if wanted and wanted not in LEVEL_FILTERS:
         wanted = ""
-    return render(request, "annotations/datasets/detail.html", page_context(project, status=wanted))
+    return render(request, "annotations/datasets/detail.html",
+                  page_context(project, status=wanted, page=request.GET.get("page", 1)))
 
 
 @login_required
@@ -173,12 +175,12 @@ def task_sidecar_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
     if fmt == "json":
         response = HttpResponse(json.dumps(result.sidecar, indent=2, ensure_ascii=False) + "\n",
                                 content_type="application/json")
-        response["Content-Disposition"] = f'attachment; filename="{task_row.sidecar_name}"'
+        response["Content-Disposition"] = content_disposition_header(True, task_row.sidecar_name)
         return response
     if fmt == "tsv":
         response = HttpResponse(spreadsheet(result), content_type="text/tab-separated-values")
         name = task_row.sidecar_name.removesuffix(".json") + "_hed.tsv"
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        response["Content-Disposition"] = content_disposition_header(True, name)
         return response
     context = {"project": project, "task": task_row, "result": result, "rows": result.issue_rows(),
                "version": services.validation_version(project),

@@ -13,8 +13,10 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.db.models import QuerySet
 from django.http import HttpRequest, QueryDict, StreamingHttpResponse
+from django.utils.http import content_disposition_header
 
 from annotations.errors import FieldError
+from annotations.exports.cells import neutralise
 from annotations.exports.keyset import keyset_pages
 from annotations.history.filters import filter_sessions
 from annotations.models import AnnotationSession
@@ -31,10 +33,6 @@ JSONL_PAGE_SIZE = 100
 CSV_COLUMNS = ("id", "created", "user", "description", "annotation", "corrected", "schema_version", "valid",
                "status", "iterations", "tokens", "cost_usd", "mean_rating", "reviews", "accept", "needs_fix",
                "reject", "producer")
-
-
-# A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
-_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 # Query parameters of an export request that are not history filters.
@@ -103,11 +101,6 @@ def filtered(qs: QuerySet[AnnotationSession], params: Mapping[str, Any]) -> Quer
     if errors:
         raise FilterError(errors)
     return qs
-
-
-def neutralise(value: str) -> str:
-    """*value* made inert for spreadsheets: a leading formula character is quoted away."""
-    return "'" + value if value.startswith(_FORMULA_PREFIXES) else value
 
 
 def _flag(value: bool | None) -> str:
@@ -222,6 +215,6 @@ def export_response(request: HttpRequest, fmt: ExportFormat,
     django_request = getattr(request, "_request", request)
     content = _served_async(chunks) if isinstance(django_request, ASGIRequest) else chunks
     response = StreamingHttpResponse(content, content_type=fmt.content_type)
-    response["Content-Disposition"] = f'attachment; filename="{fmt.filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, fmt.filename)
     response["X-Content-Type-Options"] = "nosniff"
     return response

@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from annotations.models.fields import CompressedTextField
+
 
 class ColumnKind(models.TextChoices):
     CATEGORICAL = "categorical", "Categorical"
@@ -59,7 +61,7 @@ class DatasetFile(models.Model):
 
     project = models.ForeignKey(DatasetProject, on_delete=models.CASCADE, related_name="files")
     path = models.CharField(max_length=1024)
-    text = models.TextField()
+    text = CompressedTextField()
 
     class Meta:
         ordering = ("path",)

@@ -9,8 +9,8 @@ import zipfile
 
 import pytest
 
-from annotations.datasets.bids import archive
 from annotations.datasets.bids.archive import DatasetError, read_folder, read_uploads, read_zip
+from annotations.datasets.bids.limits import LimitExceeded, UploadLimits
 from tests.datasets.helpers import zip_bytes
 
 GOOD_TSV = b"onset\tduration\tcue\n1.0\tn/a\tleft\n2.0\tn/a\tright\n"
@@ -25,34 +25,35 @@ def test_good_zip_is_read_with_its_top_folder_stripped():
     assert files.tsv_rows("sub-01/eeg/sub-01_task-a_events.tsv")[1] == ["1.0", "n/a", "left"]
 
 
-def test_oversized_archive_is_refused(monkeypatch):
-    monkeypatch.setattr(archive, "MAX_ARCHIVE_BYTES", 100)
-    with pytest.raises(DatasetError, match=r"upload\.zip: archive is \d+ bytes, more than the limit of 100"):
-        read_zip(zip_bytes({"sub-01_task-a_events.tsv": GOOD_TSV * 5}))
+def test_oversized_archive_is_refused():
+    with pytest.raises(LimitExceeded, match=r"upload\.zip: archive is \d+ bytes, more than the limit of 100 "
+                                            r"\(HEDIT_UPLOAD_MAX_ARCHIVE_BYTES\)"):
+        read_zip(zip_bytes({"sub-01_task-a_events.tsv": GOOD_TSV * 5}), limits=UploadLimits(max_archive_bytes=100))
 
 
-def test_oversized_uploads_are_refused(monkeypatch):
-    monkeypatch.setattr(archive, "MAX_ARCHIVE_BYTES", 100)
-    with pytest.raises(DatasetError, match="exceed the limit of 100"):
-        read_uploads([("sub-01_task-a_events.tsv", GOOD_TSV), ("sub-02_task-a_events.tsv", GOOD_TSV * 3)])
+def test_oversized_uploads_are_refused():
+    with pytest.raises(LimitExceeded, match="hold over 100 bytes, more than the limit of 100"):
+        read_uploads([("sub-01_task-a_events.tsv", GOOD_TSV), ("sub-02_task-a_events.tsv", GOOD_TSV * 3)],
+                     limits=UploadLimits(max_archive_bytes=100))
 
 
-def test_too_many_entries_are_refused(monkeypatch):
-    monkeypatch.setattr(archive, "MAX_ENTRIES", 5)
+def test_too_many_entries_are_refused():
     entries = {f"sub-0{i}_task-a_events.tsv": GOOD_TSV for i in range(6)}
-    with pytest.raises(DatasetError, match="6 entries, more than the limit of 5"):
-        read_zip(zip_bytes(entries))
+    with pytest.raises(LimitExceeded, match="6 entries, more than the limit of 5"):
+        read_zip(zip_bytes(entries), limits=UploadLimits(max_entries=5))
 
 
-def test_total_uncompressed_size_is_limited(monkeypatch):
-    monkeypatch.setattr(archive, "MAX_TOTAL_BYTES", 1000)
-    with pytest.raises(DatasetError, match="expands to 1200 bytes, more than the limit of 1000"):
-        read_zip(zip_bytes({"a.bin": os.urandom(600), "b.bin": os.urandom(600)}))
+def test_total_size_of_kept_files_is_limited():
+    entries = {"a.bin": os.urandom(600), "sub-01_task-a_events.tsv": GOOD_TSV * 15,
+               "sub-02_task-a_events.tsv": GOOD_TSV * 15}
+    with pytest.raises(LimitExceeded, match=r"sub-02_task-a_events\.tsv: the kept files expand to over 1,000 bytes"):
+        read_zip(zip_bytes(entries), limits=UploadLimits(max_expanded_bytes=1000))
 
 
 def test_zip_bomb_is_refused():
     # Two MB of zeros deflate to a few KB: a ratio in the hundreds.
-    with pytest.raises(DatasetError, match=r"zeros\.bin: compression ratio \d+ exceeds 100 \(possible zip bomb\)"):
+    with pytest.raises(DatasetError, match=r"zeros\.bin: compression ratio [\d,]+ \(possible zip bomb\), more than "
+                                           r"the limit of 100"):
         read_zip(zip_bytes({"zeros.bin": b"\0" * (2 * 1024 * 1024), "sub-01_task-a_events.tsv": GOOD_TSV}))
 
 

@@ -1,17 +1,20 @@
 """Read an uploaded BIDS dataset safely into memory, keeping only the files that matter for HED.
 
 An upload is a zip (the dataset at its root or inside one top folder), a folder on disk, or a list of
-``(filename, bytes)`` pairs (single files from a form). Everything is checked before it is trusted:
-sizes, entry counts, compression ratio, paths escaping the root, symlinks, text encoding, JSON syntax
-and TSV shape. Each refusal is one :class:`DatasetError` whose message names the problem and the file.
+``(filename, bytes)`` pairs (single files from a form). Everything is checked before it is trusted, and
+every cost is capped by :class:`~.limits.UploadLimits` before the work that would pay it: the archive's
+size, entry count and overall expansion are checked from its directory before anything is inflated;
+member names (no escaping the root, no control characters or quotes, no duplicates), symlinks, text
+encoding, JSON syntax and depth, and TSV shape as hedtools reads it. Each refusal is one
+:class:`DatasetError` whose message names the problem and the file.
 
 Only ``dataset_description.json``, ``*_events.tsv`` and ``*_events.json`` are kept (at any depth);
-recordings and everything else are ignored, so memory stays bounded by what we keep.
+recordings and everything else are ignored. Each kept file is decoded as soon as it is read and its bytes
+dropped, and each events file is scanned once (:mod:`.tsv`), so memory stays near the text kept.
 """
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import logging
@@ -24,44 +27,39 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
+from annotations.datasets.bids import tsv
+from annotations.datasets.bids.errors import DatasetError
+from annotations.datasets.bids.jsontext import json_depth
+from annotations.datasets.bids.limits import LimitExceeded, UploadLimits
+
 logger = logging.getLogger(__name__)
 
-MAX_ARCHIVE_BYTES = 50 * 1024 * 1024
-"""Largest upload (zip file, or sum of uploaded files) accepted."""
-MAX_ENTRIES = 10_000
-"""Most entries (files and folders) an archive or folder may hold."""
-MAX_TOTAL_BYTES = 200 * 1024 * 1024
-"""Largest total uncompressed size of an archive's entries (declared, then as actually read)."""
-MAX_RATIO = 100
-"""Largest compression ratio for an entry bigger than :data:`RATIO_MIN_BYTES` (zip bombs expand far more)."""
 RATIO_MIN_BYTES = 1024 * 1024
-"""Small entries may compress very well (a TSV of repeated codes); only larger ones are ratio-checked."""
+"""An entry (or a whole archive) expanding to less than this is not ratio-checked: small text compresses
+very well (a TSV of repeated codes) and costs nothing to read."""
 
 DESCRIPTION_FILE = "dataset_description.json"
 EVENTS_TSV_SUFFIX = "_events.tsv"
 EVENTS_JSON_SUFFIX = "_events.json"
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_UNSAFE_NAME = re.compile(r'[\x00-\x1f\x7f"]')
 _IGNORED_PARTS = {"__MACOSX", ".git", ".DS_Store"}
 
-
-class DatasetError(ValueError):
-    """An upload we refuse, with one message naming the problem and, where there is one, the file."""
-
-    def __init__(self, message: str, *, path: str | None = None) -> None:
-        self.path = path
-        super().__init__(f"{path}: {message}" if path else message)
+__all__ = ["DatasetError", "DatasetFiles", "LimitExceeded", "UploadLimits", "read_folder", "read_uploads",
+           "read_zip"]
 
 
 @dataclass
 class DatasetFiles:
     """The files of a dataset that matter for HED: relative POSIX path -> decoded text.
 
-    Every JSON file has been parsed once (so it is known to be JSON) and every TSV checked for a header
-    and rectangular rows when this object was made by :func:`read_zip`, :func:`read_folder` or
-    :func:`read_uploads`.
+    Every JSON file has been parsed once (so it is known to be JSON) and every TSV scanned (header,
+    rectangular rows, value counts) when this object was made by :func:`read_zip`, :func:`read_folder` or
+    :func:`read_uploads`; the scans are kept in ``scans`` for the inventory.
     """
 
     texts: dict[str, str] = field(default_factory=dict)
+    scans: dict[str, tsv.TableScan] = field(default_factory=dict, repr=False)
 
     def paths(self) -> list[str]:
         return sorted(self.texts)
@@ -78,8 +76,14 @@ class DatasetFiles:
         return json.loads(self.texts[path])
 
     def tsv_rows(self, path: str) -> list[list[str]]:
-        """The rows of a TSV, header first, blank lines left out."""
-        return _tsv_rows(self.texts[path])
+        """The rows of a TSV, header first, as hedtools reads them."""
+        return list(tsv.rows(self.texts[path]))
+
+    def scan(self, path: str, limits: UploadLimits | None = None) -> tsv.TableScan:
+        """One pass over an events file (made when it was read; made now for files from elsewhere)."""
+        if path not in self.scans:
+            self.scans[path] = tsv.scan(self.texts[path], path, limits or UploadLimits())
+        return self.scans[path]
 
 
 def is_relevant(path: str) -> bool:
@@ -91,78 +95,83 @@ def is_relevant(path: str) -> bool:
 
 
 def check_member_name(name: str) -> str:
-    """Refuse a member path that could escape the dataset root; return it without a trailing slash."""
+    """Refuse a member path that could escape the dataset root or break a download's header; return it
+    without a trailing slash."""
     if "\\" in name:
-        raise DatasetError("backslash in path (not a portable zip path)", path=name)
+        raise DatasetError("backslash in path (not a portable zip path)", path=_shown(name))
     if name.startswith("/") or _DRIVE.match(name):
-        raise DatasetError("absolute path escapes the dataset root", path=name)
+        raise DatasetError("absolute path escapes the dataset root", path=_shown(name))
     if any(part == ".." for part in name.split("/")):
-        raise DatasetError("path escapes the dataset root (..)", path=name)
-    if "\x00" in name:
-        raise DatasetError("NUL character in path", path=name)
+        raise DatasetError("path escapes the dataset root (..)", path=_shown(name))
+    if _UNSAFE_NAME.search(name):
+        # A file name ends up in Content-Disposition headers and in pages: no quotes, no control characters.
+        raise DatasetError("control character or quote in file name", path=_shown(name))
     return name.rstrip("/")
 
 
-def _strip_top_folder(files: dict[str, bytes]) -> dict[str, bytes]:
+def _shown(name: str) -> str:
+    """A hostile name as it may be shown in a message: control characters made visible."""
+    return name.encode("unicode_escape").decode("ascii") if _UNSAFE_NAME.search(name.replace('"', "")) else name
+
+
+def _decode(data: bytes, path: str) -> str:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"not UTF-8 text (byte {exc.start})", path=path) from None
+    return tsv.normalise_newlines(text)
+
+
+class _Collector:
+    """Kept files as they are read: decoded at once (their bytes dropped), JSON checked, sizes summed."""
+
+    def __init__(self, limits: UploadLimits) -> None:
+        self.limits = limits
+        self.texts: dict[str, str] = {}
+        self.total = 0
+
+    def add(self, path: str, data: bytes) -> None:
+        if path in self.texts:
+            raise DatasetError("the same file appears twice", path=path)
+        self.total += len(data)
+        if self.total > self.limits.max_expanded_bytes:
+            raise LimitExceeded(f"the kept files expand to over {self.limits.max_expanded_bytes:,} bytes",
+                                "max_expanded_bytes", self.limits.max_expanded_bytes, path=path)
+        if path.endswith(".json") and len(data) > self.limits.max_sidecar_bytes:
+            raise LimitExceeded(f"JSON file of {len(data):,} bytes", "max_sidecar_bytes",
+                                self.limits.max_sidecar_bytes, path=path)
+        text = _decode(data, path)
+        if path.endswith(".json"):
+            _check_json(text, path, self.limits.max_json_depth)
+        self.texts[path] = text
+
+    def files(self, *, strip_top: bool = True) -> DatasetFiles:
+        texts = _strip_top_folder(self.texts) if strip_top else self.texts
+        files = DatasetFiles(texts)
+        rows = 0
+        for path in files.events_files():
+            rows += files.scans.setdefault(path, tsv.scan(texts[path], path, self.limits, rows_so_far=rows)).rows
+        logger.info("dataset read: %d relevant files, %d events rows", len(texts), rows)
+        return files
+
+
+def _check_json(text: str, path: str, max_depth: int) -> None:
+    if json_depth(text) > max_depth:
+        raise LimitExceeded(f"JSON nested over {max_depth} levels deep", "max_json_depth", max_depth, path=path)
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise DatasetError(f"not valid JSON ({exc})", path=path) from None
+
+
+def _strip_top_folder(files: dict[str, str]) -> dict[str, str]:
     """A dataset zipped with its folder: drop that one common top folder."""
     tops = {p.split("/", 1)[0] for p in files}
     if len(tops) == 1 and all("/" in p for p in files):
         top = tops.pop()
         logger.debug("stripping common top folder %s", top)
-        return {p.split("/", 1)[1]: data for p, data in files.items()}
+        return {p.split("/", 1)[1]: text for p, text in files.items()}
     return files
-
-
-def _decode(data: bytes, path: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DatasetError(f"not UTF-8 text (byte {exc.start})", path=path) from None
-
-
-def _tsv_rows(text: str) -> list[list[str]]:
-    # BIDS TSV has no quoting: a quote is an ordinary character.
-    reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
-    return [row for row in reader if any(cell.strip() for cell in row)]
-
-
-def _check_tsv(text: str, path: str) -> None:
-    rows = _tsv_rows(text)
-    if not rows:
-        raise DatasetError("empty TSV: no header row", path=path)
-    header = [h.strip() for h in rows[0]]
-    # Every BIDS events file starts with a header naming its columns, onset among them; a first line of
-    # numbers or anything without 'onset' means the header is missing.
-    if "onset" not in header:
-        raise DatasetError("no header row (line 1 must name the columns, 'onset' among them)", path=path)
-    if any(not h for h in header):
-        raise DatasetError("empty column name in header (line 1)", path=path)
-    dupes = sorted({h for h in header if header.count(h) > 1})
-    if dupes:
-        raise DatasetError(f"repeated column name(s) {', '.join(dupes)} in header (line 1)", path=path)
-    reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
-    for line_no, row in enumerate(reader, start=1):
-        if line_no == 1 or not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            raise DatasetError(f"line {line_no} has {len(row)} fields, the header has {len(header)}", path=path)
-
-
-def _parse(files: dict[str, bytes]) -> DatasetFiles:
-    """Decode and check the kept files."""
-    texts: dict[str, str] = {}
-    for path in sorted(files):
-        text = _decode(files[path], path)
-        if path.endswith(".json"):
-            try:
-                json.loads(text)
-            except ValueError as exc:
-                raise DatasetError(f"not valid JSON ({exc})", path=path) from None
-        else:
-            _check_tsv(text, path)
-        texts[path] = text
-    logger.info("dataset read: %d relevant files", len(texts))
-    return DatasetFiles(texts)
 
 
 def is_symlink(info: zipfile.ZipInfo) -> bool:
@@ -179,104 +188,127 @@ def _size_of(source: str | os.PathLike[str] | IO[bytes]) -> int:
     return size
 
 
-def read_zip(source: str | os.PathLike[str] | IO[bytes], *, name: str = "upload.zip") -> DatasetFiles:
+def _check_directory(infos: list[zipfile.ZipInfo], size: int, name: str, limits: UploadLimits) -> None:
+    """Everything the zip's directory tells, checked before a byte is inflated."""
+    if len(infos) > limits.max_entries:
+        raise LimitExceeded(f"archive has {len(infos):,} entries", "max_entries", limits.max_entries, path=name)
+    declared = 0
+    seen: set[str] = set()
+    for info in infos:
+        member = check_member_name(info.filename)
+        if is_symlink(info):
+            raise DatasetError("symbolic link entries are not allowed", path=member)
+        if member in seen and not info.is_dir():
+            raise DatasetError("the archive holds two entries with this name", path=member)
+        seen.add(member)
+        declared += info.file_size
+        if member.endswith(".json") and is_relevant(member) and info.file_size > limits.max_sidecar_bytes:
+            raise LimitExceeded(f"JSON file of {info.file_size:,} bytes", "max_sidecar_bytes",
+                                limits.max_sidecar_bytes, path=member)
+        if info.file_size > RATIO_MIN_BYTES and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+            raise LimitExceeded(f"compression ratio {info.file_size // max(info.compress_size, 1):,} "
+                                "(possible zip bomb)", "max_ratio", limits.max_ratio, path=member)
+    # Many small entries each under the per-entry check still add up: the whole archive is held to the ratio.
+    if declared > RATIO_MIN_BYTES and declared > limits.max_ratio * max(size, 1):
+        raise LimitExceeded(f"archive of {size:,} bytes expands to {declared:,} bytes, a ratio of "
+                            f"{declared // max(size, 1):,} (possible zip bomb)", "max_ratio", limits.max_ratio,
+                            path=name)
+
+
+def read_zip(source: str | os.PathLike[str] | IO[bytes], *, name: str = "upload.zip",
+             limits: UploadLimits | None = None) -> DatasetFiles:
     """Read a zipped BIDS dataset (a path or a seekable binary file object).
 
     Raises:
-        DatasetError: the archive is too big, holds too many entries, expands too much, is no zip, or
-            has an entry escaping the root, a symlink entry or a bad relevant file.
+        DatasetError: the archive is no zip, or has an entry escaping the root, a badly named or repeated
+            entry, a symlink entry or a bad relevant file.
+        LimitExceeded: the archive is too big, holds too many entries, expands too much or to too high a
+            ratio, or a kept file passes a limit.
     """
+    limits = limits or UploadLimits()
     size = _size_of(source)
-    if size > MAX_ARCHIVE_BYTES:
-        raise DatasetError(f"archive is {size} bytes, more than the limit of {MAX_ARCHIVE_BYTES}", path=name)
+    if size > limits.max_archive_bytes:
+        raise LimitExceeded(f"archive is {size:,} bytes", "max_archive_bytes", limits.max_archive_bytes, path=name)
     try:
         archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise DatasetError(f"not a zip archive ({exc})", path=name) from None
+    collector = _Collector(limits)
     with archive:
         infos = archive.infolist()
-        if len(infos) > MAX_ENTRIES:
-            raise DatasetError(f"archive has {len(infos)} entries, more than the limit of {MAX_ENTRIES}", path=name)
-        declared = 0
-        for info in infos:
-            member = check_member_name(info.filename)
-            if is_symlink(info):
-                raise DatasetError("symbolic link entries are not allowed", path=member)
-            declared += info.file_size
-            if (info.file_size > RATIO_MIN_BYTES
-                    and info.file_size > MAX_RATIO * max(info.compress_size, 1)):
-                raise DatasetError(
-                    f"compression ratio {info.file_size // max(info.compress_size, 1)} exceeds {MAX_RATIO} "
-                    "(possible zip bomb)", path=member)
-        if declared > MAX_TOTAL_BYTES:
-            raise DatasetError(f"archive expands to {declared} bytes, more than the limit of {MAX_TOTAL_BYTES}",
-                               path=name)
-        kept: dict[str, bytes] = {}
-        total = 0
+        _check_directory(infos, size, name, limits)
         for info in infos:
             member = info.filename.rstrip("/")
             if info.is_dir() or not is_relevant(member):
                 continue
             # Read no more than declared (+1 to notice a lie): declared sizes were checked above.
-            with archive.open(info) as handle:
-                data = handle.read(info.file_size + 1)
+            try:
+                with archive.open(info) as handle:
+                    data = handle.read(info.file_size + 1)
+            except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as exc:
+                raise DatasetError(f"entry cannot be read ({exc})", path=member) from None
             if len(data) > info.file_size:
                 raise DatasetError("entry is larger than its header says", path=member)
-            total += len(data)
-            if total > MAX_TOTAL_BYTES:
-                raise DatasetError(f"archive expands beyond the limit of {MAX_TOTAL_BYTES} bytes", path=member)
-            kept[member] = data
-    return _parse(_strip_top_folder(kept))
+            collector.add(member, data)
+            del data
+    return collector.files()
 
 
-def read_uploads(uploads: Iterable[tuple[str, bytes]]) -> DatasetFiles:
+def read_uploads(uploads: Iterable[tuple[str, bytes]], *, limits: UploadLimits | None = None) -> DatasetFiles:
     """Read files uploaded one by one (names may carry relative folders, e.g. from a folder picker).
 
+    *uploads* may be a generator: each file is read, decoded and its bytes dropped before the next.
     Irrelevant files are ignored; the same limits as for an archive apply to their number and size.
     """
-    kept: dict[str, bytes] = {}
+    limits = limits or UploadLimits()
+    collector = _Collector(limits)
     count = total = 0
     for filename, data in uploads:
         count += 1
         total += len(data)
-        if count > MAX_ENTRIES:
-            raise DatasetError(f"more than {MAX_ENTRIES} files uploaded", path=filename)
-        if total > MAX_ARCHIVE_BYTES:
-            raise DatasetError(f"uploaded files exceed the limit of {MAX_ARCHIVE_BYTES} bytes", path=filename)
+        if count > limits.max_entries:
+            raise LimitExceeded(f"over {limits.max_entries:,} files uploaded", "max_entries", limits.max_entries,
+                                path=filename)
+        if total > limits.max_archive_bytes:
+            raise LimitExceeded(f"uploaded files hold over {limits.max_archive_bytes:,} bytes", "max_archive_bytes",
+                                limits.max_archive_bytes, path=filename)
         member = check_member_name(filename)
         if not member or not is_relevant(member):
             continue
-        if member in kept:
+        if member in collector.texts:
             raise DatasetError("file uploaded twice", path=member)
-        kept[member] = data
-    return _parse(_strip_top_folder(kept))
+        collector.add(member, data)
+        del data  # the text is kept; its bytes must not outlive the decoding
+    return collector.files()
 
 
-def read_folder(folder: str | os.PathLike[str]) -> DatasetFiles:
+def read_folder(folder: str | os.PathLike[str], *, limits: UploadLimits | None = None) -> DatasetFiles:
     """Read a BIDS dataset folder on disk (the CLI's input).
 
     Symlinks are followed only while they stay inside the folder; one pointing outside is refused.
     """
+    limits = limits or UploadLimits()
     root = Path(folder).resolve()
     if not root.is_dir():
         raise DatasetError("not a folder", path=str(folder))
-    kept: dict[str, bytes] = {}
-    count = total = 0
+    collector = _Collector(limits)
+    count = 0
     for current, dirs, names in os.walk(root):
         here = Path(current)
         dirs[:] = sorted(d for d in dirs if d not in _IGNORED_PARTS)
         for entry in [*dirs, *sorted(names)]:
             count += 1
-            if count > MAX_ENTRIES:
-                raise DatasetError(f"folder has more than {MAX_ENTRIES} entries", path=str(folder))
+            if count > limits.max_entries:
+                raise LimitExceeded(f"folder has over {limits.max_entries:,} entries", "max_entries",
+                                    limits.max_entries, path=str(folder))
             path = here / entry
             relative = path.relative_to(root).as_posix()
             if path.is_symlink() and not path.resolve().is_relative_to(root):
                 raise DatasetError("symbolic link points outside the dataset folder", path=relative)
             if entry in dirs or not is_relevant(relative) or not path.is_file():
                 continue
-            total += path.stat().st_size
-            if total > MAX_TOTAL_BYTES:
-                raise DatasetError(f"relevant files exceed the limit of {MAX_TOTAL_BYTES} bytes", path=relative)
-            kept[relative] = path.read_bytes()
-    return _parse(kept)
+            if collector.total + path.stat().st_size > limits.max_expanded_bytes:
+                raise LimitExceeded(f"relevant files hold over {limits.max_expanded_bytes:,} bytes",
+                                    "max_expanded_bytes", limits.max_expanded_bytes, path=relative)
+            collector.add(relative, path.read_bytes())
+    return collector.files(strip_top=False)

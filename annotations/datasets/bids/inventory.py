@@ -1,8 +1,10 @@
 """What a BIDS dataset holds for HED: its schema version, its tasks, and per task every events column.
 
-Columns are classified with hedtools' :class:`~hed.tools.analysis.tabular_summary.TabularSummary` over
-all of a task's events files: ``skip`` (onset, duration, sample, HED), ``categorical`` (with its levels
-and their counts) or ``value`` (numbers, or too many distinct values to annotate one by one). An existing
+Columns are classified from the one-pass scans of a task's events files (:mod:`.tsv`: value counts per
+column, bounded): ``skip`` (onset, duration, sample, HED), ``categorical`` (with its levels and their
+counts) or ``value`` (numbers, or too many distinct values to annotate one by one). hedtools'
+``TabularSummary`` would do the counting too, but it needs every file as a pandas frame at once, several
+times the memory of the text; the scan counts while it checks the file. An existing
 sidecar has the last word on the kind: ``Levels`` or a ``HED`` dict make a column categorical, a ``HED``
 string a value column. Descriptions come from that sidecar, else are generated from the names (and
 flagged ``needs_description``).
@@ -11,25 +13,21 @@ flagged ``needs_description``).
 from __future__ import annotations
 
 import copy
-import io
 import logging
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-import pandas as pd
-from hed.tools.analysis.tabular_summary import TabularSummary
-
 from annotations.datasets.bids.archive import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX, DatasetError, DatasetFiles
+from annotations.datasets.bids.limits import LimitExceeded, UploadLimits
+from annotations.datasets.bids.tsv import NA_VALUES, SKIP_COLUMNS
 
 logger = logging.getLogger(__name__)
 
-SKIP_COLUMNS = ("onset", "duration", "sample", "HED", "HED_assembled")
-"""Columns that never get HED per value: timing and sample positions, and HED columns themselves."""
 MAX_LEVELS = 20
 """A column without a sidecar entry and with more distinct non-numeric values than this is a value column."""
-NA_VALUES = frozenset({"n/a", ""})
 
 ColumnKind = Literal["categorical", "value", "skip"]
 _ENTITY = re.compile(r"^([a-zA-Z0-9]+)-([a-zA-Z0-9]+)$")
@@ -63,6 +61,7 @@ class ColumnInventory:
     existing_hed: dict[str, str] | str | None = None
     needs_description: bool = False
     distinct_values: int = 0
+    samples: list[str] = field(default_factory=list)
 
     def level(self, value: str) -> LevelInventory | None:
         return next((lv for lv in self.levels if lv.value == value), None)
@@ -142,6 +141,9 @@ def check_hed_version(version: str | list[str]) -> None:
     """Refuse a HEDVersion hedtools cannot load from its bundled schemas (no network at run time)."""
     from hed.schema import load_schema_version
 
+    if not isinstance(version, str | list):
+        raise DatasetError(f"HEDVersion must be a version string or a list of them, not {version!r}",
+                           path=DESCRIPTION_FILE)
     versions = [version] if isinstance(version, str) else list(version)
     if not versions or not all(isinstance(v, str) and v.strip() for v in versions):
         raise DatasetError(f"HEDVersion must be a version string or a list of them, not {version!r}",
@@ -216,22 +218,27 @@ def _task_sidecar(files: DatasetFiles, task: str) -> tuple[str, dict[str, Any]]:
     return name, content
 
 
-def _frame(files: DatasetFiles, path: str) -> pd.DataFrame:
-    # Strings throughout: "1" and "1.0" are different levels, and n/a must stay n/a.
-    return pd.read_csv(io.StringIO(files.texts[path]), sep="\t", dtype=str, keep_default_na=False,
-                       quoting=3, skip_blank_lines=True)
+def _declared_levels(name: str, entry: dict[str, Any], hed: object, limits: UploadLimits, path: str | None) -> int:
+    declared = len(entry["Levels"]) if isinstance(entry.get("Levels"), dict) else 0
+    declared = max(declared, len(hed) if isinstance(hed, dict) else 0)
+    if declared > limits.max_levels_per_column:
+        raise LimitExceeded(f"column {name!r} declares {declared:,} levels", "max_levels_per_column",
+                            limits.max_levels_per_column, path=path)
+    return declared
 
 
-def _column(name: str, summary: TabularSummary, entry: dict[str, Any], use_hed: bool) -> ColumnInventory:
-    counts = {str(v): int(c[0]) for v, c in summary.categorical_info.get(name, {}).items() if str(v) not in NA_VALUES}
+def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str], entry: dict[str, Any],
+            use_hed: bool) -> ColumnInventory:
+    counts = {str(v): int(c) for v, c in counted.items() if str(v) not in NA_VALUES}
     sidecar_levels = entry.get("Levels") if isinstance(entry.get("Levels"), dict) else {}
     hed = entry.get("HED") if use_hed else None
     description = entry.get("Description")
+    units = entry.get("Units")
     column = ColumnInventory(name=name, kind="value", description=str(description or humanize(name)),
-                             needs_description=not description, units=entry.get("Units"),
-                             distinct_values=len(counts))
+                             needs_description=not description, units=str(units) if units else None,
+                             distinct_values=len(counts), samples=samples)
     if name in SKIP_COLUMNS:
-        column.kind, column.needs_description = "skip", False
+        column.kind, column.needs_description, column.samples = "skip", False, []
         return column
     if sidecar_levels or isinstance(hed, dict):
         categorical = True
@@ -239,7 +246,7 @@ def _column(name: str, summary: TabularSummary, entry: dict[str, Any], use_hed: 
         categorical = False
     else:
         numeric = bool(counts) and all(is_number(v) for v in counts)
-        categorical = bool(counts) and not numeric and len(counts) <= MAX_LEVELS
+        categorical = bool(counts) and not overflow and not numeric and len(counts) <= MAX_LEVELS
     if not categorical:
         column.existing_hed = hed if isinstance(hed, str) else None
         return column
@@ -258,28 +265,48 @@ def _column(name: str, summary: TabularSummary, entry: dict[str, Any], use_hed: 
     return column
 
 
-def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_existing_hed: bool) -> TaskInventory:
+def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_existing_hed: bool,
+                    limits: UploadLimits) -> TaskInventory:
     sidecar_name, original = _task_sidecar(files, task)
     definition_keys = [key for key, entry in original.items()
                        if isinstance(entry, dict) and _DEFINITION.search(str(entry.get("HED", "")))]
+    for key, entry in original.items():  # refused before any level is built, whatever the events hold
+        if isinstance(entry, dict):
+            _declared_levels(str(key), entry, entry.get("HED"), limits, sidecar_name)
     if ignore_existing_hed:
         original, definition_keys = _strip_hed(original), []
-    # No categorical_limit: a declared categorical column may have many levels and each needs its count.
-    summary = TabularSummary(skip_cols=list(SKIP_COLUMNS))
     names: list[str] = []
+    counts: dict[str, Counter[str]] = {}
+    overflow: dict[str, bool] = {}
+    samples: dict[str, list[str]] = {}
     for path in paths:
-        frame = _frame(files, path)
-        names += [str(c) for c in frame.columns if str(c) not in names]
-        summary.update(frame, name=path)
+        scan = files.scan(path, limits)
+        for name in scan.header:
+            if name not in names:
+                names.append(name)
+                counts[name], overflow[name], samples[name] = Counter(), False, []
+            found = scan.columns.get(name)
+            if found is None:
+                continue
+            counts[name].update(found.counts)
+            overflow[name] = overflow[name] or found.overflow or len(counts[name]) > limits.max_distinct_values
+            samples[name] += [v for v in scan.samples(name) if v not in samples[name]][:50 - len(samples[name])]
     columns = []
+    total_levels = 0
     for name in names:
         entry = original.get(name) if isinstance(original.get(name), dict) else {}
-        columns.append(_column(name, summary, entry, use_hed=not ignore_existing_hed))
+        column = _column(name, counts[name], overflow[name], samples[name], entry, use_hed=not ignore_existing_hed)
+        total_levels += len(column.levels)
+        if total_levels > limits.max_levels_per_task:
+            raise LimitExceeded(f"task {task} has over {limits.max_levels_per_task:,} levels", "max_levels_per_task",
+                                limits.max_levels_per_task, path=sidecar_name)
+        columns.append(column)
     return TaskInventory(task=task, sidecar_name=sidecar_name, events_files=paths, columns=columns,
                          original_sidecar=copy.deepcopy(original), definition_keys=definition_keys)
 
 
-def build_inventory(files: DatasetFiles, *, ignore_existing_hed: bool = False) -> Inventory:
+def build_inventory(files: DatasetFiles, *, ignore_existing_hed: bool = False,
+                    limits: UploadLimits | None = None) -> Inventory:
     """Inventory a dataset read by :mod:`.archive`.
 
     With ``ignore_existing_hed`` every HED of the uploaded sidecars is dropped, definitions included,
@@ -288,7 +315,9 @@ def build_inventory(files: DatasetFiles, *, ignore_existing_hed: bool = False) -
     Raises:
         DatasetError: no events files, an events file without a ``task-`` entity, an unsupported
             HEDVersion, or a sidecar that is not a JSON object.
+        LimitExceeded: a sidecar declares too many levels for a column, or a task has too many.
     """
+    limits = limits or UploadLimits()
     hed_version = read_hed_version(files)
     by_task: dict[str, list[str]] = {}
     for path in files.events_files():
@@ -298,6 +327,7 @@ def build_inventory(files: DatasetFiles, *, ignore_existing_hed: bool = False) -
         by_task.setdefault(task, []).append(path)
     if not by_task:
         raise DatasetError("no *_events.tsv files found")
-    tasks = [_task_inventory(files, task, paths, ignore_existing_hed) for task, paths in sorted(by_task.items())]
+    tasks = [_task_inventory(files, task, paths, ignore_existing_hed, limits)
+             for task, paths in sorted(by_task.items())]
     logger.info("inventory: HED %s, tasks %s", hed_version, [t.task for t in tasks])
     return Inventory(hed_version=hed_version, tasks=tasks)

@@ -15,7 +15,7 @@ import json
 import logging
 import re
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import IO, Any
 
@@ -239,16 +239,27 @@ def validate_task(files: DatasetFiles, task: TaskInventory, sidecar: dict[str, A
     return validate_sidecar(sidecar, events, hed_version, name=task.sidecar_name)
 
 
-def sidecar_to_spreadsheet(sidecar: dict[str, Any]) -> str:
-    """The HED of a sidecar as hedtools' 4-column TSV (column_name, column_value, description, HED)."""
-    return hed_to_df(sidecar).to_csv(sep="\t", index=False, lineterminator="\n")
+def sidecar_to_spreadsheet(sidecar: dict[str, Any], *, cell: Callable[[str], str] | None = None) -> str:
+    """The HED of a sidecar as hedtools' 4-column TSV (column_name, column_value, description, HED).
+
+    *cell*, when given, rewrites every cell (the portal passes its formula-injection guard).
+    """
+    frame = hed_to_df(sidecar)
+    if cell is not None:
+        frame = frame.map(lambda value: cell(value) if isinstance(value, str) else value)
+    return frame.to_csv(sep="\t", index=False, lineterminator="\n")
 
 
-def spreadsheet_to_hed(text: str) -> dict[str, Any]:
-    """A 4-column TSV back to a sidecar-like dict (hedtools' ``df_to_hed``), e.g. after editing offline."""
+def spreadsheet_to_hed(text: str, *, cell: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """A 4-column TSV back to a sidecar-like dict (hedtools' ``df_to_hed``), e.g. after editing offline.
+
+    *cell*, when given, reads every cell back (undoing what :func:`sidecar_to_spreadsheet`'s *cell* did).
+    """
     import pandas as pd
 
     frame = pd.read_csv(io.StringIO(text), sep="\t", dtype=str, keep_default_na=False)
+    if cell is not None:
+        frame = frame.map(cell)
     return df_to_hed(frame, description_tag=False)
 
 

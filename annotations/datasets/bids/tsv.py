@@ -1,0 +1,170 @@
+"""Events TSVs read the way hedtools reads them, in one bounded pass.
+
+hedtools reads events with pandas (tab separated, no quoting, empty lines skipped). :func:`scan` checks a
+file against the same rules, so anything it accepts hedtools can read later, and in that one pass collects
+what the inventory needs: the header, the row count, and per column its value counts (at most
+``max_distinct_values`` of them) and first distinct values as samples. It walks the text line by line
+without copying it, so memory stays near the size of the text itself whatever the row count.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from operator import itemgetter
+
+from annotations.datasets.bids.errors import DatasetError
+from annotations.datasets.bids.limits import LimitExceeded, UploadLimits
+
+SKIP_COLUMNS = ("onset", "duration", "sample", "HED", "HED_assembled")
+"""Columns that never get HED per value: timing and sample positions, and HED columns themselves."""
+NA_VALUES = frozenset({"n/a", ""})
+SAMPLES = 50
+"""Distinct values kept per column as samples (value templates are proposed from them)."""
+_BLOCK = 64 * 1024  # characters split per batch: Counter.update then runs in C over a whole column slice
+
+
+@dataclass
+class ColumnScan:
+    """One column of one file: its value counts (n/a left out) and whether there were more to count."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    overflow: bool = False
+
+    def add(self, values: list[str], limit: int) -> None:
+        if self.overflow:
+            # Past the limit only values already seen are counted: a new one would grow without bound.
+            self.counts.update(filter(self.counts.__contains__, values))
+            return
+        self.counts.update(values)
+        for na in NA_VALUES:
+            self.counts.pop(na, None)
+        if len(self.counts) > limit:
+            self.overflow = True
+            kept = dict(list(self.counts.items())[:limit])
+            self.counts = Counter(kept)
+
+
+@dataclass
+class TableScan:
+    """What one pass over an events file found."""
+
+    header: list[str]
+    rows: int = 0
+    columns: dict[str, ColumnScan] = field(default_factory=dict)
+
+    def samples(self, column: str, limit: int = SAMPLES) -> list[str]:
+        found = self.columns.get(column)
+        return list(found.counts)[:limit] if found else []
+
+
+def normalise_newlines(text: str) -> str:
+    """Bare carriage returns (old Mac files) and CRLF read as one newline, as pandas reads them."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _blocks(text: str) -> Iterator[tuple[int, list[str]]]:
+    """(number of the first line, lines) of *text*, a block of about :data:`_BLOCK` characters at a time: whole
+    lines split in C, with only one block's copy alive at once."""
+    start, end, number = 0, len(text), 1
+    while start < end:
+        stop = text.rfind("\n", start, start + _BLOCK) if start + _BLOCK < end else end
+        if stop < start:  # one line longer than a block
+            stop = text.find("\n", start + _BLOCK)
+            stop = end if stop < 0 else stop
+        lines = text[start:stop].split("\n")
+        yield number, lines
+        number += len(lines)
+        start = stop + 1
+
+
+def _is_row(line: str) -> bool:
+    # pandas skips lines holding only spaces; a line with a tab is a row, however empty its cells.
+    return "\t" in line or bool(line.strip())
+
+
+def _records(text: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of every line pandas would read as a row.
+
+    With no quoting in BIDS TSV (a quote is an ordinary character) a row is its line split at tabs.
+    """
+    for first, lines in _blocks(text):
+        for offset, line in enumerate(lines):
+            if _is_row(line):
+                yield first + offset, line.split("\t")
+
+
+def rows(text: str) -> Iterator[list[str]]:
+    """The rows of a checked TSV, header first, as hedtools reads them."""
+    for _, cells in _records(text):
+        yield cells
+
+
+def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) -> TableScan:
+    """Check *text* as an events file and count its columns' values in one pass.
+
+    Raises:
+        DatasetError: no header, no ``onset`` column, empty or repeated column names, a row whose field
+            count differs from the header's.
+        LimitExceeded: more columns than ``max_columns`` (before any row is read), or more rows than
+            ``max_rows`` with *rows_so_far* counted already.
+    """
+    if "\x00" in text:
+        raise DatasetError(f"NUL character at offset {text.index(chr(0)):,} (not a text file)", path=path)
+    blocks = _blocks(text)
+    header: list[str] | None = None
+    head: tuple[int, list[str]] = (1, [])
+    for head in blocks:
+        at = next((i for i, line in enumerate(head[1]) if _is_row(line)), None)
+        if at is not None:
+            # Counted before split: a header of millions of tabs must not become millions of strings first.
+            if head[1][at].count("\t") >= limits.max_columns:
+                raise LimitExceeded(f"{head[1][at].count(chr(9)) + 1:,} columns", "max_columns", limits.max_columns,
+                                    path=path)
+            header = [h.strip() for h in head[1][at].split("\t")]
+            head[1][: at + 1] = [""] * (at + 1)  # blank: the rows loop below skips them
+            break
+    if header is None:
+        raise DatasetError("empty TSV: no header row", path=path)
+    _check_header(header, path, limits)
+    result = TableScan(header=header)
+    counted = [(i, name) for i, name in enumerate(header) if name not in SKIP_COLUMNS]
+    result.columns = {name: ColumnScan() for _, name in counted}
+    tabs = len(header) - 1
+    for first, lines in itertools.chain([head], blocks):
+        kept = [line for line in lines if _is_row(line)]
+        if any(line.count("\t") != tabs for line in kept):
+            number, line = next((first + i, line) for i, line in enumerate(lines)
+                                if _is_row(line) and line.count("\t") != tabs)
+            raise DatasetError(f"line {number} has {line.count(chr(9)) + 1} fields, the header has {tabs + 1}",
+                               path=path)
+        _count(result, counted, [line.split("\t") for line in kept], limits, rows_so_far, path)
+    return result
+
+
+def _check_header(header: list[str], path: str, limits: UploadLimits) -> None:
+    if len(header) > limits.max_columns:
+        raise LimitExceeded(f"{len(header):,} columns", "max_columns", limits.max_columns, path=path)
+    if "onset" not in header:
+        if any(h.replace(".", "", 1).lstrip("-").isdigit() for h in header):
+            raise DatasetError("no header row (line 1 holds numbers; it must name the columns, 'onset' among "
+                               "them)", path=path)
+        raise DatasetError(f"no 'onset' column (line 1 names {', '.join(header[:8])}"
+                           f"{'...' if len(header) > 8 else ''}); BIDS events files start with onset",
+                           path=path)
+    if any(not h for h in header):
+        raise DatasetError("empty column name in header (line 1)", path=path)
+    dupes = sorted({h for h in header if header.count(h) > 1})
+    if dupes:
+        raise DatasetError(f"repeated column name(s) {', '.join(dupes)} in header (line 1)", path=path)
+
+
+def _count(result: TableScan, counted: list[tuple[int, str]], batch: list[list[str]], limits: UploadLimits,
+           rows_so_far: int, path: str) -> None:
+    result.rows += len(batch)
+    if rows_so_far + result.rows > limits.max_rows:
+        raise LimitExceeded(f"over {limits.max_rows:,} events rows", "max_rows", limits.max_rows, path=path)
+    for index, name in counted:
+        result.columns[name].add(list(map(itemgetter(index), batch)), limits.max_distinct_values)
