@@ -6,6 +6,7 @@ thousands of columns, hostile names, malformed files), through the API as a user
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import tracemalloc
@@ -13,9 +14,12 @@ import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from django.utils.http import content_disposition_header
 from rest_framework.test import APIClient
 
 from annotations.checks import check_upload_limits
+from annotations.datasets import services
 from annotations.datasets.bids.archive import read_uploads
 from annotations.datasets.bids.inventory import build_inventory
 from annotations.datasets.bids.limits import UploadLimits
@@ -202,3 +206,32 @@ def test_a_bad_upload_limit_setting_is_reported_by_the_system_checks(settings, l
 def test_upload_limits_come_from_the_environment_settings(settings):
     settings.HEDIT_UPLOAD_LIMITS = {"HEDIT_UPLOAD_MAX_COLUMNS": "7"}
     assert upload_limits().max_columns == 7 and upload_limits().max_rows == UploadLimits().max_rows
+
+
+def test_the_sidecar_spreadsheet_neutralises_formula_cells(client, user):
+    events = "onset\tduration\t@SUM(1+1)\n1.0\tn/a\t=cmd|' /C calc'!A0\n2.0\tn/a\t-1\n3.0\tn/a\t+HYPERLINK(\"x\")\n"
+    sidecar = {"@SUM(1+1)": {"Description": "=HYPERLINK(\"http://x\")", "Levels": {
+        "=cmd|' /C calc'!A0": "A command.", "-1": "Minus one.", "+HYPERLINK(\"x\")": "A link."},
+        "HED": {"=cmd|' /C calc'!A0": "Sensory-event", "-1": "Agent-action", "+HYPERLINK(\"x\")": "Data-feature"}}}
+    files = read_uploads([("sub-01_task-x_events.tsv", events.encode()),
+                          ("task-x_events.json", json.dumps(sidecar).encode())])
+    project = services.import_dataset(user=user, files=files, name="formulas")
+    client.force_login(user)
+    response = client.get(reverse("annotations:dataset-sidecar", args=[project.pk, "x"]) + "?format=tsv")
+    assert response.status_code == 200
+    # Read as a spreadsheet program reads it (pandas quotes cells holding a quote character).
+    cells = [cell for row in list(csv.reader(io.StringIO(response.content.decode()), delimiter="\t"))[1:]
+             for cell in row]
+    assert "'@SUM(1+1)" in cells and "'=cmd|' /C calc'!A0" in cells and "'+HYPERLINK(\"x\")" in cells
+    assert "-1" in cells  # a number is no formula
+    assert not [c for c in cells if c[:1] in ("=", "+", "@") or (c[:1] == "-" and c != "-1")]
+
+
+def test_download_names_are_built_as_a_header_parameter_should_be(client, user):
+    files = read_uploads([("sub-01_task-x_events.tsv", EVENTS.encode()),
+                          ("task-x_desc-épreuve;x_events.json", json.dumps(SIDECAR).encode())])
+    project = services.import_dataset(user=user, files=files, name="names")
+    client.force_login(user)
+    response = client.get(reverse("annotations:dataset-sidecar", args=[project.pk, "x"]) + "?format=json")
+    assert response["Content-Disposition"] == content_disposition_header(True, "task-x_desc-épreuve;x_events.json")
+    assert response["Content-Disposition"].startswith("attachment; filename*=utf-8''task-x_desc-%C3%A9preuve%3Bx")
