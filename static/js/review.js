@@ -5,6 +5,8 @@
   "use strict";
   if (window.heditReview) return;
   window.heditReview = true;
+  // Readiness in the DOM as well: a page's own CSP lets tests wait on an element, not on evaluated script.
+  document.documentElement.setAttribute("data-hedit-review", "ready");
 
   var TOKEN_BREAK = /[,()]/;
 

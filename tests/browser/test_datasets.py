@@ -63,7 +63,8 @@ def make_dataset(root: Path) -> Path:
 
 def test_dataset_upload_annotate_live_correct_and_download(page, live_url, login, reviewer, tmp_path) -> None:
     archive = zip_folder(make_dataset(tmp_path / "faces"), tmp_path / "faces.zip", top="faces")
-    page.add_init_script("document.addEventListener('htmx:wsOpen', () => { window.__wsOpen = true; });")
+    page.add_init_script("document.addEventListener('htmx:wsOpen', () => "
+                         "{ document.documentElement.setAttribute('data-ws-open', 'true'); });")
     login(page, "rev", "pw-rev-12345")  # a reviewer: corrects the level below
 
     # Upload: the project page lists every level, none annotated yet.
@@ -81,7 +82,7 @@ def test_dataset_upload_annotate_live_correct_and_download(page, live_url, login
     expect(page.locator("tr[id^='level-'][data-status='pending']")).to_have_count(N_LEVELS)
 
     # Annotate all: the page stays, and the counts and rows change as the socket pushes them.
-    page.wait_for_function("window.__wsOpen === true")
+    page.wait_for_selector("html[data-ws-open=true]", state="attached")
     page.evaluate("window.__marker = 'same page'")
     page.evaluate(RECORD_PROGRESS)
     page.click("#annotate-all")

@@ -74,7 +74,7 @@ def test_review_queue_by_keyboard(page, live_url, login, user, reviewer) -> None
     login(page, "rev", "pw-rev-12345")
 
     page.goto(f"{live_url}/review/")
-    page.wait_for_function("window.heditReview === true")
+    page.wait_for_selector("html[data-hedit-review=ready]", state="attached")
     rows = page.locator("[data-queue-row]")
     expect(rows).to_have_count(2)
     expect(rows.nth(0)).to_have_class(re.compile("is-selected"))
@@ -87,9 +87,9 @@ def test_review_queue_by_keyboard(page, live_url, login, user, reviewer) -> None
     expect(page).to_have_url(f"{live_url}/sessions/{second.pk}/?queue=requested")
 
     # On a run, k / j step to the previous / next run waiting for review (once review.js is in).
-    page.wait_for_function("window.heditReview === true")
+    page.wait_for_selector("html[data-hedit-review=ready]", state="attached")
     page.keyboard.press("k")
     expect(page).to_have_url(f"{live_url}/sessions/{first.pk}/?queue=requested")
-    page.wait_for_function("window.heditReview === true")
+    page.wait_for_selector("html[data-hedit-review=ready]", state="attached")
     page.keyboard.press("j")
     expect(page).to_have_url(f"{live_url}/sessions/{second.pk}/?queue=requested")

@@ -26,11 +26,11 @@ def test_three_reviews_by_keyboard_only(page, live_url, login, user, reviewer) -
     runs = _runs(user)
     login(page, "rev", "pw-rev-12345")
     page.goto(f"{live_url}/review/?queue=oldest")
-    page.wait_for_function("window.heditReview === true")
+    page.wait_for_selector("html[data-hedit-review=ready]", state="attached")
     page.keyboard.press("Enter")  # the first row is selected: open it
     for n, (rating, verdict) in enumerate((("4", "a"), ("2", "n"), ("1", "r"))):
         expect(page).to_have_url(f"{live_url}/sessions/{runs[n].pk}/?queue=oldest")
-        page.wait_for_function("window.heditReview === true")
+        page.wait_for_selector("html[data-hedit-review=ready]", state="attached")
         page.keyboard.press(rating)
         page.keyboard.press(verdict)
         expect(page.locator(f"#review-form input[name=rating][value='{rating}']")).to_be_checked()
