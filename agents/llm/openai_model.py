@@ -7,9 +7,8 @@ import logging
 import re
 import time
 import weakref
-from typing import Any
-
-import openai
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from agents.llm.base import LLMError, LLMReply, Message, render_messages
 from agents.llm.cache import CachedResponse, ResponseCache, request_key
@@ -18,7 +17,17 @@ from agents.llm.pricing import cost_usd
 from agents.llm.providers import ProviderConfig
 from agents.state import LLMCall
 
+if TYPE_CHECKING:
+    import openai
+
 logger = logging.getLogger(__name__)
+
+
+def _sdk() -> ModuleType:
+    """The ``openai`` SDK, imported on first use: it costs about 0.7 s, and offline runs never need it."""
+    import openai
+
+    return openai
 
 __all__ = ["OpenAIChatModel", "ProviderConfig"]
 
@@ -126,6 +135,7 @@ class OpenAIChatModel:
         return params
 
     def _get_client(self) -> openai.AsyncOpenAI:
+        openai = _sdk()
         # An httpx client belongs to the event loop that opened it; each run may bring a new loop.
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is None or self._loop() is not loop:
@@ -140,6 +150,7 @@ class OpenAIChatModel:
         return self._client
 
     async def _create(self, params: dict[str, Any]) -> Any:
+        openai = _sdk()
         client = self._get_client()
         attempt = 0
         while True:
@@ -184,6 +195,7 @@ class OpenAIChatModel:
 
     def _describe(self, exc: Exception, *, retries: int = 0) -> str:
         """One user-facing line naming the endpoint and what went wrong, with the key redacted."""
+        openai = _sdk()
         where = f"the LLM endpoint {self.config.base_url}"
         after = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
         status = getattr(exc, "status_code", None)
