@@ -23,6 +23,7 @@ from hed.errors import ErrorContext, ErrorSeverity
 from hed.models import Sidecar, TabularInput
 from hed.tools.analysis.annotation_util import df_to_hed, hed_to_df
 
+from annotations.datasets.bids import delays
 from annotations.datasets.bids.archive import EVENTS_JSON_SUFFIX, DatasetFiles, check_member_name, is_symlink
 from annotations.datasets.bids.inventory import TaskInventory, entities
 from annotations.datasets.bids.schemas import load_schema
@@ -171,6 +172,7 @@ def validate_sidecar(
     rows from a broken sidecar). Issues carry the sidecar column/level, or the file, row, column and
     that row's value, as hedtools reports them.
     """
+    delays.install()  # hedtools' own Delay split grows a frame row by row: quadratic in the delayed rows
     schema = load_schema(hed_version)
     side = Sidecar(io.StringIO(json.dumps(sidecar)), name=name)
     found: list[SidecarIssue] = []
