@@ -54,7 +54,11 @@ class NullObserver:
 
 
 class InvalidInput(ValueError):
-    """The request cannot start a run; the message names the problem."""
+    """The request cannot start a run; the message names the problem and *field* the input at fault."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class Cancelled(Exception):
@@ -70,18 +74,19 @@ class StimulusImage:
 def check_description(description: str, *, has_image: bool = False) -> str:
     text = (description or "").strip()
     if not text and not has_image:
-        raise InvalidInput("description is empty")
+        raise InvalidInput("description is empty", "description")
     if len(text) > MAX_DESCRIPTION_CHARS:
-        raise InvalidInput(f"description is {len(text)} characters; the limit is {MAX_DESCRIPTION_CHARS}")
+        raise InvalidInput(f"description is {len(text)} characters; the limit is {MAX_DESCRIPTION_CHARS}",
+                           "description")
     return text
 
 
 def check_options(options: WorkflowOptions) -> WorkflowOptions:
     check_version(options.schema_version)
     if not 1 <= options.max_validation_attempts <= 10:
-        raise InvalidInput("max validation attempts must be between 1 and 10")
+        raise InvalidInput("max validation attempts must be between 1 and 10", "max_validation_attempts")
     if not 1 <= options.max_total_iterations <= 20:
-        raise InvalidInput("max total iterations must be between 1 and 20")
+        raise InvalidInput("max total iterations must be between 1 and 20", "max_total_iterations")
     return options
 
 

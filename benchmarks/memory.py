@@ -215,6 +215,7 @@ def run_portal(dev: Path, schema: str, out: Path | None) -> int:
     from django.contrib.auth.models import Group as UserGroup
     from django.contrib.auth.models import User
 
+    from annotations import access
     from annotations.review import services as reviews
     from annotations.runs.execution import execute_session
     from annotations.runs.memory import examples_for
@@ -226,7 +227,7 @@ def run_portal(dev: Path, schema: str, out: Path | None) -> int:
     with dev.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     reviewer = User.objects.create_user("simulated-reviewer")
-    reviewer.groups.add(UserGroup.objects.get_or_create(name=reviews.REVIEWER_GROUP)[0])
+    reviewer.groups.add(UserGroup.objects.get_or_create(name=access.REVIEWER_GROUP)[0])
     options = WorkflowOptions(schema_version=schema)
     groups = {name: Group() for name in GROUPS}
     sizes: dict[str, list[int]] = {"without examples": [], "with memory's examples": []}
@@ -253,7 +254,7 @@ def run_portal(dev: Path, schema: str, out: Path | None) -> int:
         offered.append(len(examples))
         _score_row(groups, kind, row, with_memory, without, scorer, hed_schema, validator)
         # The simulated reviewer: the gold annotation becomes the final one, if the portal will take it.
-        if done is None or done.status not in reviews.REVIEWABLE_STATUSES:
+        if done is None or done.status not in access.REVIEWABLE_STATUSES:
             saved["no annotation"] += 1
             continue
         gold_text = " ".join(row["hed"].split())

@@ -12,7 +12,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from annotations.routing import websocket_urlpatterns  # noqa: E402 - needs Django set up first
 from annotations.runs.runtime import LoopCapturingApp  # noqa: E402
 from annotations.runs.sockets import auth_middleware_stack  # noqa: E402
-from annotations.startup import on_server_start  # noqa: E402
+from annotations.runs.startup import on_server_start  # noqa: E402
 from hedit_site.request_limits import BodyLimitMiddleware, limit_daphne_bodies  # noqa: E402
 from hedit_site.ws_origin import SameOriginValidator  # noqa: E402
 

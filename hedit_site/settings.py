@@ -82,6 +82,7 @@ MIDDLEWARE = [
 ]
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # refuses logins while locked out; first, as axes asks
+    "annotations.access.PermissionBackend",  # answers has_perm from one query per user; logs no one in
     "django.contrib.auth.backends.ModelBackend",
 ]
 
@@ -225,7 +226,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_THROTTLE_RATES": {"validate": os.environ.get("HEDIT_VALIDATE_RATE", "60/minute")},
+    # The request errors of annotations.errors (and refused uploads) become 400/403/404/409/429 answers here.
+    "EXCEPTION_HANDLER": "annotations.api.exceptions.exception_handler",
     # JSON nested deeper than HEDIT_MAX_JSON_DEPTH is a 400, not a RecursionError.
     "DEFAULT_PARSER_CLASSES": [
         "annotations.api.parsers.BoundedJSONParser",
@@ -238,7 +240,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Annotate event descriptions with HED, review and export the results.",
     "VERSION": "1.0.0",
     # Runs and dataset projects both have a "status" with other choices; the runs' set is named after its model.
-    "ENUM_NAME_OVERRIDES": {"SessionStatusEnum": "annotations.models.SessionStatus"},
+    "ENUM_NAME_OVERRIDES": {"SessionStatusEnum": "annotations.models.SessionStatus",
+                            "DatasetStatusEnum": "annotations.models.JobStatus"},
 }
 
 LOGGING = {
@@ -257,10 +260,13 @@ LOGGING = {
 
 # --- Hardening: limits, quotas, HTTPS, content security policy, login lock-out ------------------------
 
-# Every way a run starts (form, re-run, API, dataset jobs) counts against one per-user quota.
+# Rates counted by annotations/limits.py (its one parser reads them; see the README's Limits section).
+# Every way a run starts (form, re-run, API) counts against one per-user quota.
 HEDIT_RUN_RATE = os.environ.get("HEDIT_RUN_RATE") or os.environ.get("HEDIT_API_CREATE_RATE") or "60/hour"
+# Dataset jobs: levels one user may have annotated (a quota of its own).
+HEDIT_DATASET_RATE = os.environ.get("HEDIT_DATASET_RATE") or "2000/day"
 # Validating a HED string: per user, on the page and through the API (same rate, separate counts).
-HEDIT_VALIDATE_RATE = REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["validate"]
+HEDIT_VALIDATE_RATE = os.environ.get("HEDIT_VALIDATE_RATE") or "60/minute"
 HEDIT_MAX_JSON_DEPTH = int(os.environ.get("HEDIT_MAX_JSON_DEPTH", "32"))
 
 # Request bodies: refused from the Content-Length (or as they stream in) before they are read.

@@ -1,7 +1,8 @@
 """REST API of dataset projects: upload, inventory and progress, edits, annotate all, sidecars, the zip.
 
 Same visibility as sessions: another user's project is a 404. Thin views over
-:mod:`annotations.datasets.services`, :mod:`.selectors` and :mod:`.sidecars`.
+:mod:`annotations.datasets.services`, :mod:`.selectors` and :mod:`.sidecars`, answering through the
+serializers below; refused uploads and bad edits become 400s in :mod:`annotations.api.exceptions`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, Throttled, ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,7 +25,6 @@ from rest_framework.views import APIView
 
 from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets import services
-from annotations.datasets.bids.archive import DatasetError
 from annotations.datasets.selectors import (
     LevelState,
     current_status,
@@ -36,8 +36,7 @@ from annotations.datasets.selectors import (
 from annotations.datasets.sidecars import task_sidecar, write_zip
 from annotations.datasets.uploads import files_from_uploads
 from annotations.datasets.views import ZIP_SPOOL_BYTES
-from annotations.models import DatasetColumn, DatasetLevel, DatasetProject
-from annotations.runs.quota import RunQuotaExceeded
+from annotations.models import DatasetColumn, DatasetLevel, DatasetProject, DatasetTask, JobStatus
 
 logger = logging.getLogger(__name__)
 
@@ -46,52 +45,159 @@ def _project(request: Request, pk: Any) -> DatasetProject:
     return get_object_or_404(visible_projects(request.user), pk=pk)
 
 
-def _bad(exc: services.DatasetRequestError | DatasetError, field: str = "files") -> ValidationError:
-    if isinstance(exc, services.DatasetRequestError):
-        return ValidationError({exc.field: [exc.message]})
-    return ValidationError({field: [str(exc)]})
+# --- answers ---------------------------------------------------------------------------------------
 
 
-def _level(state: LevelState) -> dict[str, Any]:
-    level = state.level
-    return {"id": level.pk, "value": level.value, "count": level.count, "description": level.description,
-            "needs_description": level.needs_description, "status": state.status, "annotation": state.annotation,
-            "source": state.source or None, "session": str(state.session_id) if state.session_id else None,
-            "latest_session": str(state.latest_session_id) if state.latest_session_id else None}
+class IsoDateTimeField(serializers.DateTimeField):
+    """The stored time as Python writes it (``+00:00``), as this API has always answered."""
+
+    def to_representation(self, value: Any) -> str:
+        return value.isoformat()
 
 
-def project_data(project: DatasetProject, *, with_inventory: bool = True,
-                 progress_figures: dict[str, int] | None = None) -> dict[str, Any]:
-    """The API's view of a project; a list passes *progress_figures* it computed for all its projects at once."""
-    states = level_states(project) if with_inventory or progress_figures is None else []
-    data: dict[str, Any] = {
-        "id": str(project.pk), "name": project.name, "status": current_status(project), "error": project.error,
-        "schema_version": project.schema_version, "hed_version": project.hed_version,
-        "ignore_existing_hed": project.ignore_existing_hed, "concurrency": project.concurrency,
-        "created_at": project.created_at.isoformat(),
-        "progress": progress_figures if progress_figures is not None else progress(states)}
-    if not with_inventory:
-        return data
-    by_column: dict[int, list[dict[str, Any]]] = {}
+class LevelSerializer(serializers.Serializer):
+    """A level (read from its :class:`LevelState`) with its status and the annotation the sidecar gets."""
+
+    id = serializers.IntegerField(source="level.pk")
+    value = serializers.CharField(source="level.value")
+    count = serializers.IntegerField(source="level.count")
+    description = serializers.CharField(source="level.description")
+    needs_description = serializers.BooleanField(source="level.needs_description")
+    status = serializers.CharField()
+    annotation = serializers.CharField()
+    source = serializers.SerializerMethodField()
+    session = serializers.UUIDField(source="session_id", allow_null=True)
+    latest_session = serializers.UUIDField(source="latest_session_id", allow_null=True)
+
+    def get_source(self, state: LevelState) -> str | None:
+        return state.source or None
+
+
+class ColumnSerializer(serializers.Serializer):
+    """A column with its levels; the levels come in the context (``levels``: column id -> states)."""
+
+    id = serializers.IntegerField(source="pk")
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    detected_kind = serializers.CharField()
+    description = serializers.CharField()
+    needs_description = serializers.BooleanField()
+    units = serializers.SerializerMethodField()
+    distinct_values = serializers.IntegerField()
+    template = serializers.SerializerMethodField()
+    levels = serializers.SerializerMethodField()
+
+    def get_units(self, column: DatasetColumn) -> str | None:
+        return column.units or None
+
+    def get_template(self, column: DatasetColumn) -> str | None:
+        return (column.template or None) if column.kind == "value" else None
+
+    @extend_schema_field(LevelSerializer(many=True))
+    def get_levels(self, column: DatasetColumn) -> list[dict[str, Any]]:
+        if column.kind != "categorical":
+            return []
+        return LevelSerializer(self.context["levels"].get(column.pk, []), many=True).data
+
+
+class TaskSerializer(serializers.Serializer):
+    """A task with its columns; the columns come in the context (``columns``: task id -> columns)."""
+
+    task = serializers.CharField(source="name")
+    sidecar = serializers.CharField(source="sidecar_name")
+    events_files = serializers.ListField(child=serializers.CharField())
+    columns = serializers.SerializerMethodField()
+
+    @extend_schema_field(ColumnSerializer(many=True))
+    def get_columns(self, task: DatasetTask) -> list[dict[str, Any]]:
+        return ColumnSerializer(self.context["columns"].get(task.pk, []), many=True, context=self.context).data
+
+
+class ProgressSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    done = serializers.IntegerField()
+    valid = serializers.IntegerField()
+    reviewed = serializers.IntegerField()
+
+
+class ProjectSerializer(serializers.Serializer):
+    """A project as listed: status and progress (the context's ``progress``: project id -> figures)."""
+
+    id = serializers.UUIDField(source="pk")
+    name = serializers.CharField()
+    status = serializers.SerializerMethodField()
+    error = serializers.CharField()
+    schema_version = serializers.CharField()
+    hed_version = serializers.JSONField()
+    ignore_existing_hed = serializers.BooleanField()
+    concurrency = serializers.IntegerField()
+    created_at = IsoDateTimeField()
+    progress = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.ChoiceField(choices=JobStatus.choices))
+    def get_status(self, project: DatasetProject) -> str:
+        return current_status(project)
+
+    @extend_schema_field(ProgressSerializer)
+    def get_progress(self, project: DatasetProject) -> dict[str, int]:
+        return self.context["progress"][project.pk]
+
+
+class ProjectInventorySerializer(ProjectSerializer):
+    """A project with its whole inventory: every task, column and level."""
+
+    tasks = serializers.SerializerMethodField()
+
+    @extend_schema_field(TaskSerializer(many=True))
+    def get_tasks(self, project: DatasetProject) -> list[dict[str, Any]]:
+        tasks = project.tasks.only("id", "name", "sidecar_name", "events_files")
+        return TaskSerializer(tasks, many=True, context=self.context).data
+
+
+def project_data(project: DatasetProject) -> dict[str, Any]:
+    """A project with its inventory, read in a fixed number of queries whatever its size."""
+    states = level_states(project)
+    levels: dict[int, list[LevelState]] = {}
     for state in states:
-        by_column.setdefault(state.level.column_id, []).append(_level(state))
-    columns_of: dict[int, list[DatasetColumn]] = {}
+        levels.setdefault(state.level.column_id, []).append(state)
+    columns: dict[int, list[DatasetColumn]] = {}
     for column in DatasetColumn.objects.filter(task__project=project).defer("template_issues"):
-        columns_of.setdefault(column.task_id, []).append(column)
-    tasks = []
-    for task in project.tasks.only("id", "name", "sidecar_name", "events_files"):
-        columns = []
-        for column in columns_of.get(task.pk, []):
-            columns.append({
-                "id": column.pk, "name": column.name, "kind": column.kind, "detected_kind": column.detected_kind,
-                "description": column.description, "needs_description": column.needs_description,
-                "units": column.units or None, "distinct_values": column.distinct_values,
-                "template": column.template or None if column.kind == "value" else None,
-                "levels": by_column.get(column.pk, []) if column.kind == "categorical" else []})
-        tasks.append({"task": task.name, "sidecar": task.sidecar_name, "events_files": task.events_files,
-                      "columns": columns})
-    data["tasks"] = tasks
-    return data
+        columns.setdefault(column.task_id, []).append(column)
+    context = {"progress": {project.pk: progress(states)}, "levels": levels, "columns": columns}
+    return ProjectInventorySerializer(project, context=context).data
+
+
+class ColumnResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    template = serializers.SerializerMethodField()
+
+    def get_template(self, column: DatasetColumn) -> str | None:
+        return column.template or None
+
+
+class LevelResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    value = serializers.CharField()
+    description = serializers.CharField()
+    needs_description = serializers.BooleanField()
+
+
+class AnnotateResultSerializer(serializers.Serializer):
+    id = serializers.UUIDField(source="project.pk")
+    status = serializers.CharField(source="project.status")
+    queued = serializers.SerializerMethodField()
+    sessions = serializers.SerializerMethodField()
+
+    def get_queued(self, job: dict[str, Any]) -> int:
+        return len(job["sessions"])
+
+    def get_sessions(self, job: dict[str, Any]) -> list[str]:
+        return [str(s.pk) for s in job["sessions"]]
+
+
+# --- requests -------------------------------------------------------------------------------------
 
 
 class DatasetUploadSerializer(serializers.Serializer):
@@ -116,24 +222,19 @@ class AnnotateSerializer(serializers.Serializer):
     concurrency = serializers.IntegerField(required=False, min_value=1, max_value=services.MAX_CONCURRENCY)
 
 
-PROJECT = inline_serializer("DatasetProject", {
-    "id": serializers.UUIDField(), "name": serializers.CharField(),
-    "status": serializers.ChoiceField(choices=["ready", "annotating", "done", "failed"]),
-    "progress": serializers.DictField(child=serializers.IntegerField()), "tasks": serializers.ListField()})
-
-
 class DatasetListCreateView(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
-    @extend_schema(responses={200: PROJECT}, operation_id="datasets_list",
+    @extend_schema(responses={200: inline_serializer("DatasetProjectList", {
+                       "results": ProjectSerializer(many=True)})}, operation_id="datasets_list",
                    summary="Your dataset projects (reviewers and staff: everyone's)")
     def get(self, request: Request) -> Response:
         projects = list(visible_projects(request.user)[:200])
-        figures = progress_of(projects)
-        return Response({"results": [project_data(p, with_inventory=False, progress_figures=figures[p.pk])
-                                     for p in projects]})
+        listed = ProjectSerializer(projects, many=True, context={"progress": progress_of(projects)})
+        return Response({"results": listed.data})
 
-    @extend_schema(request={"multipart/form-data": DatasetUploadSerializer}, responses={201: PROJECT},
+    @extend_schema(request={"multipart/form-data": DatasetUploadSerializer},
+                   responses={201: ProjectInventorySerializer},
                    summary="Upload a BIDS dataset (zip) or its events files; answers with the inventory")
     def post(self, request: Request) -> Response:
         # A form body is a QueryDict (one value per field); any other body (empty, JSON) has no files.
@@ -141,19 +242,17 @@ class DatasetListCreateView(APIView):
         body = DatasetUploadSerializer(data={**fields, "files": request.FILES.getlist("files")})
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            files = files_from_uploads(data["files"])
-            project = services.import_dataset(
-                user=request.user, files=files, name=data.get("name") or (data["files"][0].name or ""),
-                schema_version=data.get("schema_version") or None,
-                ignore_existing_hed=data["ignore_existing_hed"], concurrency=data.get("concurrency") or 4)
-        except (DatasetError, services.DatasetRequestError) as exc:
-            raise _bad(exc) from None
+        files = files_from_uploads(data["files"])
+        project = services.import_dataset(
+            user=request.user, files=files, name=data.get("name") or (data["files"][0].name or ""),
+            schema_version=data.get("schema_version") or None,
+            ignore_existing_hed=data["ignore_existing_hed"], concurrency=data.get("concurrency") or 4)
         return Response(project_data(project), status=status.HTTP_201_CREATED)
 
 
 class DatasetDetailView(APIView):
-    @extend_schema(responses={200: PROJECT}, summary="A project: status, progress and the whole inventory")
+    @extend_schema(responses={200: ProjectInventorySerializer},
+                   summary="A project: status, progress and the whole inventory")
     def get(self, request: Request, pk: Any) -> Response:
         return Response(project_data(_project(request, pk)))
 
@@ -161,7 +260,7 @@ class DatasetDetailView(APIView):
 class DatasetColumnView(APIView):
     parser_classes = [BoundedJSONParser, JSONParser, FormParser]
 
-    @extend_schema(request=ColumnPatchSerializer, responses={200: OpenApiTypes.OBJECT},
+    @extend_schema(request=ColumnPatchSerializer, responses={200: ColumnResultSerializer},
                    summary="Change a column's kind, or a value column's # template")
     def patch(self, request: Request, pk: Any, column_id: int) -> Response:
         project = _project(request, pk)
@@ -171,56 +270,42 @@ class DatasetColumnView(APIView):
         body.is_valid(raise_exception=True)
         if not body.validated_data:
             raise ValidationError({"kind": ["give kind or template"]})
-        try:
-            if "kind" in body.validated_data:
-                services.set_column_kind(column, body.validated_data["kind"])
-            if "template" in body.validated_data:
-                services.set_column_template(column, body.validated_data["template"])
-        except services.DatasetRequestError as exc:
-            raise _bad(exc) from None
-        return Response({"id": column.pk, "name": column.name, "kind": column.kind,
-                         "template": column.template or None})
+        if "kind" in body.validated_data:
+            services.set_column_kind(column, body.validated_data["kind"])
+        if "template" in body.validated_data:
+            services.set_column_template(column, body.validated_data["template"])
+        return Response(ColumnResultSerializer(column).data)
 
 
 class DatasetLevelView(APIView):
     parser_classes = [BoundedJSONParser, JSONParser, FormParser]
 
-    @extend_schema(request=LevelPatchSerializer, responses={200: OpenApiTypes.OBJECT},
+    @extend_schema(request=LevelPatchSerializer, responses={200: LevelResultSerializer},
                    summary="Give a level a description (annotate it again for it to count)")
     def patch(self, request: Request, pk: Any, level_id: int) -> Response:
         project = _project(request, pk)
         level = get_object_or_404(DatasetLevel, pk=level_id, column__task__project=project)
         body = LevelPatchSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            services.set_level_description(level, body.validated_data["description"])
-        except services.DatasetRequestError as exc:
-            raise _bad(exc) from None
-        return Response({"id": level.pk, "value": level.value, "description": level.description,
-                         "needs_description": level.needs_description})
+        services.set_level_description(level, body.validated_data["description"])
+        return Response(LevelResultSerializer(level).data)
 
 
 class DatasetAnnotateView(APIView):
     parser_classes = [BoundedJSONParser, JSONParser, FormParser]
 
-    @extend_schema(request=AnnotateSerializer, responses={202: OpenApiTypes.OBJECT},
+    @extend_schema(request=AnnotateSerializer, responses={202: AnnotateResultSerializer},
                    summary="Annotate every level that has no annotation yet (accepted ones are skipped)")
     def post(self, request: Request, pk: Any) -> Response:
         project = _project(request, pk)
         body = AnnotateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            sessions = services.start_annotation(project, user=request.user,
-                                                 concurrency=body.validated_data.get("concurrency"))
-        except RunQuotaExceeded as exc:
-            raise Throttled(wait=exc.retry_after, detail=str(exc)) from None
-        except services.DatasetRequestError as exc:
-            if exc.field == "status":
-                return Response({"detail": exc.message}, status=status.HTTP_409_CONFLICT)
-            raise _bad(exc) from None
+        # Past HEDIT_DATASET_RATE a 429, while the project is being annotated a 409 (annotations.api.exceptions).
+        sessions = services.start_annotation(project, user=request.user,
+                                             concurrency=body.validated_data.get("concurrency"))
         project.refresh_from_db()
-        return Response({"id": str(project.pk), "status": project.status, "queued": len(sessions),
-                         "sessions": [str(s.pk) for s in sessions]}, status=status.HTTP_202_ACCEPTED)
+        return Response(AnnotateResultSerializer({"project": project, "sessions": sessions}).data,
+                        status=status.HTTP_202_ACCEPTED)
 
 
 class DatasetSidecarView(APIView):

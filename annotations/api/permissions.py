@@ -6,11 +6,11 @@ from typing import Any
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from annotations.review.services import can_review
+from annotations.access import can_review
 
 
 class IsReviewerToWrite(BasePermission):
-    """Anyone who may see the session reads; only reviewers and staff write."""
+    """Anyone who may see the session reads; only reviewers and staff write (``access.can_review``)."""
 
     message = "Only reviewers can do this."
 

@@ -18,8 +18,7 @@ from annotations.models import (
     ValidationIssueRecord,
     Verdict,
 )
-from annotations.review.services import agreement_of, is_corrected
-from annotations.selectors import dataset_level_of, usage_of
+from annotations.records import dataset_level_of, is_corrected, summary_of, usage_of
 
 
 def _check_schema_version(value: str) -> str:
@@ -198,8 +197,7 @@ class SessionSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(ReviewSummarySerializer)
     def get_review_summary(self, obj: AnnotationSession) -> dict[str, Any]:
-        return {"count": obj.review_count, "mean_rating": obj.mean_rating, "accept": obj.accept_count,
-                "needs_fix": obj.needs_fix_count, "reject": obj.reject_count, "agreement": agreement_of(obj)}
+        return summary_of(obj).as_dict()
 
     @extend_schema_field(DatasetLevelSerializer(allow_null=True))
     def get_dataset_level(self, obj: AnnotationSession) -> dict[str, Any] | None:

@@ -1,32 +1,20 @@
-"""Throttling of session creation: each run costs model calls, so each user gets a budget."""
+"""The REST API's adapter to the validation limit of :mod:`annotations.limits` (``HEDIT_VALIDATE_RATE``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rest_framework.settings import api_settings
-from rest_framework.throttling import UserRateThrottle
+from rest_framework.throttling import BaseThrottle
+
+from annotations.limits import validation_wait
 
 
-class ValidateThrottle(UserRateThrottle):
-    """``validate`` requests per user (``HEDIT_VALIDATE_RATE``): validation costs CPU in the web process."""
-
-    scope = "validate"
-
-    def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
-
-
-class SessionCreateThrottle(UserRateThrottle):
-    """``session_create`` requests per user (per address for anonymous callers)."""
-
-    scope = "session_create"
-
-    def get_rate(self) -> str | None:
-        # Read at request time, not at import, so a changed setting takes effect.
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+class ValidateThrottle(BaseThrottle):
+    """``/api/validate/`` per user: validation costs CPU in the web process. Counted apart from the page's."""
 
     def allow_request(self, request: Any, view: Any) -> bool:
-        if request.method != "POST":
-            return True
-        return super().allow_request(request, view)
+        self._wait = validation_wait(request.user, scope="api")
+        return not self._wait
+
+    def wait(self) -> float | None:
+        return self._wait or None

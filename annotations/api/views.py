@@ -2,14 +2,13 @@
 
 A user sees through the API exactly what the pages show them: querysets start from
 ``selectors.visible_sessions`` (another user's session is a 404) and are narrowed by the
-same history filters.
+same history filters. The services' errors become answers in one place,
+:mod:`annotations.api.exceptions` (400 naming the field, 403, 404, 409, 429).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
@@ -18,7 +17,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import PermissionDenied, Throttled, ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -26,6 +25,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
+from annotations import access
 from annotations.api.pagination import SessionPagination
 from annotations.api.permissions import IsReviewerToWrite
 from annotations.api.serializers import (
@@ -45,11 +45,9 @@ from annotations.api.serializers import (
 from annotations.api.throttles import ValidateThrottle
 from annotations.datasets.selectors import visible_projects
 from annotations.datasets.services import add_session_to_level
-from annotations.errors import FieldError
 from annotations.exports.formats import FilterError, check_format, export_response, sessions_for_export
 from annotations.models import AnnotationSession, DatasetLevel
 from annotations.review import services as reviews
-from annotations.runs.quota import RunQuotaExceeded
 from annotations.runs.services import RequestError, build_options, create_session, start_session
 from annotations.selectors import visible_sessions, with_record_relations
 
@@ -81,17 +79,6 @@ def _checked_input(request: Request, pk: Any,
     data = serializer_class(data=request.data)
     data.is_valid(raise_exception=True)
     return session, data.validated_data
-
-
-@contextmanager
-def _review_errors() -> Iterator[None]:
-    """The review rules' errors as API answers: bad input is a 400 naming the field, a refusal a 403."""
-    try:
-        yield
-    except reviews.ReviewError as exc:
-        raise ValidationError(exc.as_dict()) from exc
-    except PermissionError as exc:
-        raise PermissionDenied(str(exc)) from exc
 
 
 def _filtered_sessions(request: Request) -> Any:
@@ -129,17 +116,12 @@ class SessionListCreateView(generics.ListCreateAPIView):
         try:
             options = build_options(raw_options)
         except RequestError as exc:
-            field = "schema_version" if "schema" in str(exc) else "options"
-            raise ValidationError({field: [str(exc)]}) from exc
+            if exc.field != "schema_version":
+                exc.field = "options"  # the API body nests the run's options under "options"
+            raise
         with transaction.atomic():
-            try:
-                session = create_session(user=request.user, description=values["description"], options=options,
-                                         image=values.get("image"), max_image_bytes=settings.HEDIT_MAX_IMAGE_BYTES)
-            except RunQuotaExceeded as exc:
-                raise Throttled(wait=exc.retry_after, detail=str(exc)) from exc
-            except RequestError as exc:
-                field = "image" if str(exc).lower().startswith("image") else "description"
-                raise ValidationError({field: [str(exc)]}) from exc
+            session = create_session(user=request.user, description=values["description"], options=options,
+                                     image=values.get("image"), max_image_bytes=settings.HEDIT_MAX_IMAGE_BYTES)
             start_session(session)
         logger.info("API: %s started session %s", request.user, session.pk)
         body = CreatedSessionSerializer(session, context={"request": request}).data
@@ -168,8 +150,7 @@ class SessionReviewsView(APIView):
                    description="Rates 1-5 with a verdict; a reviewer's second review replaces the first (200).")
     def post(self, request: Request, pk: Any) -> Response:
         session, values = _checked_input(request, pk, ReviewInputSerializer)
-        with _review_errors():
-            review, created = reviews.submit_review(session, request.user, **values)
+        review, created = reviews.submit_review(session, request.user, **values)
         return Response(ReviewSerializer(review).data,
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
@@ -190,9 +171,8 @@ class SessionRevisionsView(APIView):
                                "stored but never becomes the final annotation.")
     def post(self, request: Request, pk: Any) -> Response:
         session, values = _checked_input(request, pk, RevisionInputSerializer)
-        with _review_errors():
-            revision = reviews.correct_annotation(session, request.user, values["hed"], comment=values["comment"],
-                                                  draft=values["draft"])
+        revision = reviews.correct_annotation(session, request.user, values["hed"], comment=values["comment"],
+                                              draft=values["draft"])
         return Response(RevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
 
@@ -202,14 +182,11 @@ class SessionDatasetLevelView(APIView):
                            "reviewers); a level that already has a different accepted annotation is refused")
     def put(self, request: Request, pk: Any) -> Response:
         session, values = _checked_input(request, pk, DatasetLevelInputSerializer)
-        if not reviews.can_place_in_dataset(request.user, session):
+        if not access.can_place_in_dataset(request.user, session):
             raise PermissionDenied("Only the run's owner or a reviewer can add it to a dataset.")
         level = get_object_or_404(DatasetLevel.objects.filter(
             column__task__project__in=visible_projects(request.user)), pk=values["level"])
-        try:
-            add_session_to_level(session, level)
-        except FieldError as exc:
-            raise ValidationError(exc.as_dict()) from exc
+        add_session_to_level(session, level)
         return Response(SessionSerializer(session, context={"request": request}).data)
 
 

@@ -10,7 +10,7 @@ from django.conf import settings
 from annotations.datasets.fragments import counts_fragment, level_fragment
 from annotations.datasets.selectors import visible_projects
 from annotations.models import DatasetProject
-from annotations.runs.recorder import dataset_group
+from annotations.runs.broadcasts import dataset_group
 from annotations.runs.sockets import ThreadedReadsConsumer
 
 CLOSE_UNAUTHENTICATED = 4401

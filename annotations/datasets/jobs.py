@@ -13,28 +13,13 @@ import logging
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
 from django_tasks import task
 
 from annotations.models import FINISHED_STATUSES, AnnotationSession, DatasetProject, JobStatus
+from annotations.runs.broadcasts import broadcast_progress
 from annotations.runs.execution import execute_session
-from annotations.runs.recorder import dataset_group
-from annotations.runs.runtime import on_server_loop
 
 logger = logging.getLogger(__name__)
-
-
-async def broadcast_progress(project_id: Any, *, level_id: Any = None) -> None:
-    """Tell the project's live pages that a level moved; they re-read counts (and that level) from the database."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        await on_server_loop(layer.group_send(dataset_group(project_id), {"type": "dataset.progress",
-                                                                          "level_id": level_id}))
-    except Exception:
-        # A live page missing an update must never stop the job; a reload shows what is stored.
-        logger.warning("could not broadcast progress of dataset %s", project_id, exc_info=True)
 
 
 def _finish_job(project_id: Any, error: str = "") -> None:

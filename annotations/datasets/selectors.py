@@ -13,6 +13,7 @@ from typing import Any, Literal, cast
 
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 
+from annotations.access import can_see_all_projects, signed_in
 from annotations.models import (
     FINISHED_STATUSES,
     AnnotationSession,
@@ -27,7 +28,6 @@ from annotations.models import (
     SessionStatus,
     Verdict,
 )
-from annotations.selectors import can_see_all
 
 LevelStatus = Literal["pending", "running", "valid", "invalid", "reviewed"]
 STATUSES: tuple[LevelStatus, ...] = ("pending", "running", "valid", "invalid", "reviewed")
@@ -35,11 +35,12 @@ Source = Literal["review", "correction", "run", "existing", ""]
 
 
 def visible_projects(user: Any) -> QuerySet[DatasetProject]:
-    """Projects *user* may see: their own; staff and reviewers see every project."""
+    """Projects *user* may see (``access.can_see_all_projects``): their own; staff and reviewers see every
+    project."""
     qs = DatasetProject.objects.all()
-    if not user.is_authenticated:
+    if not signed_in(user):
         return qs.none()
-    return qs if can_see_all(user) else qs.filter(user=user)
+    return qs if can_see_all_projects(user) else qs.filter(user=user)
 
 
 @dataclass

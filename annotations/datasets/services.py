@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion, check_version
 from agents.state import WorkflowOptions
@@ -28,6 +25,7 @@ from annotations.datasets.jobs import run_dataset_task
 from annotations.datasets.selectors import level_state, level_states
 from annotations.datasets.uploads import upload_limits
 from annotations.errors import FieldError
+from annotations.limits import check_level_quota
 from annotations.models import (
     AnnotationSession,
     ColumnKind,
@@ -39,7 +37,6 @@ from annotations.models import (
     JobStatus,
     SessionStatus,
 )
-from annotations.runs.quota import RunQuotaExceeded, parse_rate
 
 logger = logging.getLogger(__name__)
 
@@ -240,23 +237,6 @@ def set_column_template(column: DatasetColumn, template: Any) -> DatasetColumn:
 # --- annotating ---------------------------------------------------------------------------------
 
 
-def check_level_quota(user: Any, count: int) -> None:
-    """Dataset jobs have a quota of their own (``HEDIT_DATASET_RATE``, levels per window, default 2000/day).
-
-    A dataset holds far more levels than anyone types descriptions, so its runs are not counted against
-    ``HEDIT_RUN_RATE``, and a large job never blocks a user's single runs.
-    """
-    rate = parse_rate(getattr(settings, "HEDIT_DATASET_RATE", "2000/day"), setting="HEDIT_DATASET_RATE")
-    if rate is None or count == 0 or user is None or not getattr(user, "is_authenticated", False):
-        return
-    since = timezone.now() - timedelta(seconds=rate.seconds)
-    used = AnnotationSession.objects.filter(user=user, dataset_level__isnull=False, created_at__gte=since).count()
-    if used + count > rate.limit:
-        raise RunQuotaExceeded(f"Annotating {count} levels would pass the dataset limit of {rate.label} "
-                               f"(HEDIT_DATASET_RATE); {max(0, rate.limit - used)} remain now.",
-                               retry_after=rate.seconds)
-
-
 def level_text(level: DatasetLevel) -> str:
     """What the annotator reads for a level: its description, with the column for context when it is short."""
     description = level.description.strip() or f"{humanize(level.column.name)}: {humanize(level.value)}"
@@ -291,7 +271,7 @@ def start_annotation(project: DatasetProject, *, user: Any, concurrency: int | N
     with transaction.atomic():
         locked = DatasetProject.objects.select_for_update().get(pk=project.pk)
         if locked.status == JobStatus.ANNOTATING:
-            raise DatasetRequestError("status", "this dataset is already being annotated")
+            raise DatasetRequestError("status", "this dataset is already being annotated", status=409)
         todo = levels_to_annotate(project) if levels is None else levels
         check_level_quota(user, len(todo))
         sessions = create_level_sessions(project, todo, user=user)

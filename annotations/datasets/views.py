@@ -21,8 +21,8 @@ from annotations.datasets.fragments import LEVEL_FILTERS, page_context
 from annotations.datasets.selectors import level_states, next_to_review, visible_projects
 from annotations.datasets.sidecars import spreadsheet, task_sidecar, write_zip
 from annotations.datasets.uploads import files_from_uploads
+from annotations.errors import RequestError, sentence, show_as_message, show_on_form
 from annotations.models import DatasetColumn, DatasetLevel, DatasetProject
-from annotations.runs.quota import RunQuotaExceeded
 
 logger = logging.getLogger(__name__)
 
@@ -46,10 +46,10 @@ def dataset_list(request: HttpRequest) -> HttpResponse:
                 user=request.user, files=files, name=data["name"] or (data["files"][0].name or ""),
                 schema_version=data["schema_version"] or None, ignore_existing_hed=data["ignore_existing_hed"],
                 concurrency=data["concurrency"])
-        except DatasetError as exc:
+        except DatasetError as exc:  # a refused upload (the reader is plain Python: no field of its own)
             form.add_error("files", str(exc))
-        except services.DatasetRequestError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        except RequestError as exc:
+            show_on_form(form, exc)
         else:
             logger.info("dataset %s imported by %s", project.pk, request.user)
             return redirect(project)
@@ -75,11 +75,8 @@ def dataset_annotate(request: HttpRequest, pk: Any) -> HttpResponse:
     project = _project(request, pk)
     try:
         sessions = services.start_annotation(project, user=request.user)
-    except services.DatasetRequestError as exc:
-        _fail(request, exc.message)
-        return redirect(project)
-    except RunQuotaExceeded as exc:
-        _fail(request, str(exc))
+    except RequestError as exc:  # already being annotated, or past HEDIT_DATASET_RATE
+        show_as_message(request, exc)
         return redirect(project)
     else:
         if sessions:
@@ -97,15 +94,9 @@ def level_annotate(request: HttpRequest, pk: Any, level_id: int) -> HttpResponse
     level = get_object_or_404(DatasetLevel, pk=level_id, column__task__project=project)
     try:
         services.start_annotation(project, user=request.user, levels=[level])
-    except services.DatasetRequestError as exc:
-        _fail(request, exc.message)
-    except RunQuotaExceeded as exc:
-        _fail(request, str(exc))
+    except RequestError as exc:
+        show_as_message(request, exc)
     return redirect(f"{project.get_absolute_url()}#level-{level.pk}")
-
-
-def _fail(request: HttpRequest, message: str) -> None:
-    messages.error(request, message[:1].upper() + message[1:] + ("" if message.endswith(".") else "."))
 
 
 def _form_errors(form: Any) -> str:
@@ -121,15 +112,15 @@ def column_edit(request: HttpRequest, pk: Any, column_id: int) -> HttpResponse:
                                task__project=project)
     form: Any = TemplateForm(request.POST) if "template" in request.POST else ColumnKindForm(request.POST)
     if not form.is_valid():
-        _fail(request, _form_errors(form))
+        messages.error(request, sentence(_form_errors(form)))
     else:
         try:
             if isinstance(form, TemplateForm):
                 services.set_column_template(column, form.cleaned_data["template"])
             else:
                 services.set_column_kind(column, form.cleaned_data["kind"])
-        except services.DatasetRequestError as exc:
-            _fail(request, exc.message)
+        except RequestError as exc:
+            show_as_message(request, exc)
     return redirect(f"{project.get_absolute_url()}#column-{column.pk}")
 
 
@@ -141,12 +132,12 @@ def level_edit(request: HttpRequest, pk: Any, level_id: int) -> HttpResponse:
     level = get_object_or_404(DatasetLevel, pk=level_id, column__task__project=project)
     form = LevelDescriptionForm(request.POST)
     if not form.is_valid():
-        _fail(request, _form_errors(form))
+        messages.error(request, sentence(_form_errors(form)))
     else:
         try:
             services.set_level_description(level, form.cleaned_data["description"])
-        except services.DatasetRequestError as exc:
-            _fail(request, exc.message)
+        except RequestError as exc:
+            show_as_message(request, exc)
     return redirect(f"{project.get_absolute_url()}#level-{level.pk}")
 
 

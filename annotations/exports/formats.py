@@ -20,8 +20,8 @@ from annotations.exports.cells import neutralise
 from annotations.exports.keyset import keyset_pages
 from annotations.history.filters import filter_sessions
 from annotations.models import AnnotationSession
-from annotations.review.services import agreement_of
-from annotations.selectors import dataset_level_of, session_record, visible_sessions, with_record_relations
+from annotations.records import FLAT_COLUMNS, FLAT_FIELDS, export_record, flat_record
+from annotations.selectors import visible_sessions, with_record_relations
 
 CSV_PAGE_SIZE = 2000
 
@@ -30,9 +30,8 @@ CSV_PAGE_SIZE = 2000
 JSONL_PAGE_SIZE = 100
 
 
-CSV_COLUMNS = ("id", "created", "user", "description", "annotation", "corrected", "schema_version", "valid",
-               "status", "iterations", "tokens", "cost_usd", "mean_rating", "reviews", "accept", "needs_fix",
-               "reject", "producer")
+# One row per session: the flat record (annotations.records), its cells made inert for spreadsheets.
+CSV_COLUMNS = FLAT_COLUMNS
 
 
 # Query parameters of an export request that are not history filters.
@@ -103,41 +102,8 @@ def filtered(qs: QuerySet[AnnotationSession], params: Mapping[str, Any]) -> Quer
     return qs
 
 
-def _flag(value: bool | None) -> str:
-    return "" if value is None else ("true" if value else "false")
-
-
 def csv_row(row: Mapping[str, Any]) -> list[str]:
-    annotation = row["final_annotation"] or ""
-    corrected = bool(annotation) and annotation != (row["machine_annotation"] or "")
-    mean = row["mean_rating"]
-    cells = [
-        str(row["id"]),
-        row["created_at"].isoformat() if row["created_at"] else "",
-        row["user__username"] or "",
-        row["description"],
-        annotation,
-        _flag(corrected),
-        row["schema_version"],
-        _flag(row["is_valid"]),
-        row["status"],
-        str(row["iteration_count"]),
-        str(row["prompt_tokens"] + row["completion_tokens"]),
-        f"{row['cost_usd']:.6f}",
-        "" if mean is None else f"{mean:.2f}",
-        str(row["review_count"]),
-        str(row["accept_count"]),
-        str(row["needs_fix_count"]),
-        str(row["reject_count"]),
-        row["producer"] or "",
-    ]
-    return [neutralise(c) for c in cells]
-
-
-_CSV_FIELDS = ("user__username", "description", "final_annotation", "machine_annotation", "schema_version",
-               "is_valid", "status", "iteration_count", "prompt_tokens", "completion_tokens", "cost_usd",
-               "mean_rating", "review_count", "accept_count", "needs_fix_count", "reject_count",
-               "producer")
+    return [neutralise(c) for c in flat_record(row)]
 
 
 def stream_csv(qs: QuerySet[AnnotationSession], page_size: int = CSV_PAGE_SIZE) -> Iterator[str]:
@@ -146,7 +112,7 @@ def stream_csv(qs: QuerySet[AnnotationSession], page_size: int = CSV_PAGE_SIZE) 
     writer = csv.writer(buffer)
     writer.writerow(CSV_COLUMNS)
     yield _drain(buffer)
-    for page in keyset_pages(qs, page_size, *_CSV_FIELDS):
+    for page in keyset_pages(qs, page_size, *FLAT_FIELDS):
         writer.writerows(csv_row(row) for row in page)
         yield _drain(buffer)
 
@@ -164,21 +130,10 @@ def stream_jsonl(qs: QuerySet[AnnotationSession], page_size: int = JSONL_PAGE_SI
         ids = [row["id"] for row in page]
         sessions = with_record_relations(AnnotationSession.objects.filter(pk__in=ids))
         by_id = {s.pk: s for s in sessions}
-        lines = [json.dumps(record_of(by_id[i]), ensure_ascii=False, default=str)
+        lines = [json.dumps(export_record(by_id[i]), ensure_ascii=False, default=str)
                  for i in ids if i in by_id]
         if lines:
             yield "\n".join(lines) + "\n"
-
-
-def record_of(session: AnnotationSession) -> dict[str, Any]:
-    """The JSONL record: the full session record plus its review summary and dataset level."""
-    record = session_record(session, full=True)
-    record["review_summary"] = {
-        "count": session.review_count, "mean_rating": session.mean_rating,
-        "accept": session.accept_count, "needs_fix": session.needs_fix_count,
-        "reject": session.reject_count, "agreement": agreement_of(session)}
-    record["dataset_level"] = dataset_level_of(session)
-    return record
 
 
 def stream_export(fmt: ExportFormat | str, qs: QuerySet[AnnotationSession]) -> Iterator[str]:

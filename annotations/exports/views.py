@@ -9,10 +9,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from annotations.access import can_see_all
 from annotations.exports.formats import FilterError, check_format, export_response, sessions_for_export
+from annotations.exports.forms import ExportForm
 from annotations.history.forms import history_filter_fields
-from annotations.review.forms import ExportForm
-from annotations.selectors import can_see_all
 
 logger = logging.getLogger(__name__)
 

@@ -48,6 +48,8 @@ class DatasetProject(models.Model):
     class Meta:
         ordering = ("-created_at",)
         indexes = [models.Index(fields=["user", "-created_at"], name="dataset_user_created")]
+        # Granted to the reviewers group (annotations.access holds the rules that ask it).
+        permissions = [("view_all_projects", "Can see every user's dataset projects")]
 
     def __str__(self) -> str:
         return self.name

@@ -99,6 +99,11 @@ class AnnotationSession(models.Model):
             models.Index(fields=["status", "-created_at"], name="session_status_created_idx"),
             models.Index(fields=["status", "lease_expires_at"], name="session_status_lease_idx"),
         ]
+        # Granted to the reviewers group (annotations.access holds the rules that ask them).
+        permissions = [
+            ("view_all_sessions", "Can see every user's runs"),
+            ("review_session", "Can rate, judge and correct runs"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.description[:60]} ({self.status})"

@@ -1,4 +1,4 @@
-"""Forms of the review panel and the export page; the rules live in annotations.review.services."""
+"""Forms of the review panel; the rules live in annotations.review.services."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from typing import Any
 
 from django import forms
 
-from annotations.exports.formats import FORMATS
 from annotations.models import Verdict
 from annotations.review.services import MAX_ANNOTATION_CHARS, MAX_COMMENT_CHARS
 
@@ -47,10 +46,3 @@ class DatasetLevelForm(_PanelForm):
     def __init__(self, *args: Any, choices: list[tuple[int, str]] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["level"].choices = [("", "Choose a level"), *choices]
-
-
-class ExportForm(forms.Form):
-    """The format only: the history filters beside it are checked by filters.filter_sessions."""
-
-    format = forms.ChoiceField(label="Format", choices=[(f.name, f.label) for f in FORMATS.values()],
-                               initial="csv", widget=forms.RadioSelect)

@@ -6,8 +6,10 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from annotations import access
 from annotations.datasets.selectors import level_choices
 from annotations.models import AnnotationSession
+from annotations.records import is_corrected, summary_of
 from annotations.review import services as reviews
 from annotations.review.forms import CorrectionForm, DatasetLevelForm, ReviewForm
 from annotations.review.queue import QUEUE_ORDERS, clean_order, queue_neighbours, queue_url
@@ -25,18 +27,18 @@ def queue_order_of(request: HttpRequest) -> str:
 def panel_context(request: HttpRequest, session: AnnotationSession, **forms: Any) -> dict[str, Any]:
     """Everything the review panel shows: summary, reviews, revisions and the forms the user may use."""
     user = request.user
-    is_reviewer = reviews.can_review(user)
-    reviewable = session.status in reviews.REVIEWABLE_STATUSES
+    is_reviewer = access.can_review(user)
+    reviewable = session.status in access.REVIEWABLE_STATUSES
     review_list = list(reviews.reviews_of(session))
     mine = next((r for r in review_list if r.reviewer_id == user.pk), None)
     order = queue_order_of(request)
     context: dict[str, Any] = {
-        "session": session, "request": request, "summary": reviews.summary_of(session),
+        "session": session, "request": request, "summary": summary_of(session),
         "reviews": review_list, "revisions": list(reviews.revisions_of(session)), "my_review": mine,
         "can_review": is_reviewer and reviewable, "is_reviewer": is_reviewer, "reviewable": reviewable,
-        "can_place_in_dataset": reviews.can_place_in_dataset(user, session) and session.is_valid is True,
-        "corrected": reviews.is_corrected(session),
-        "may_request_review": reviews.may_request_review(user, session),
+        "can_place_in_dataset": access.can_place_in_dataset(user, session) and session.is_valid is True,
+        "corrected": is_corrected(session),
+        "may_request_review": access.may_request_review(user, session),
         "not_a_reviewer": NOT_A_REVIEWER, "queue_order": order, "queue_order_label": QUEUE_ORDERS[order],
     }
     if is_reviewer:

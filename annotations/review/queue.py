@@ -10,8 +10,8 @@ from typing import Any
 
 from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When
 
+from annotations.access import REVIEWABLE_STATUSES
 from annotations.models import AnnotationSession
-from annotations.review.services import REVIEWABLE_STATUSES
 
 # Label of each order; the first is the default.
 QUEUE_ORDERS: dict[str, str] = {

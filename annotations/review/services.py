@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -17,14 +16,13 @@ from django.db.models import Avg, Count, Q, QuerySet
 from django.utils import timezone
 
 from agents.state import ValidationIssue
+from annotations.access import REVIEWABLE_STATUSES, can_review, owns
 from annotations.errors import FieldError
-from annotations.models import AnnotationSession, Review, Revision, SessionStatus, Verdict
+from annotations.models import AnnotationSession, Review, Revision, Verdict
+from annotations.records import ReviewSummary, is_corrected, summary_of
 
 logger = logging.getLogger(__name__)
 
-REVIEWER_GROUP = "reviewers"
-# Sessions a reviewer can judge: the run ended with an annotation, valid or not.
-REVIEWABLE_STATUSES = (SessionStatus.SUCCEEDED, SessionStatus.INVALID)
 MAX_COMMENT_CHARS = 5000
 MAX_ANNOTATION_CHARS = 20000
 # A BIDS column is a TSV header: no whitespace or separators, so a tool can match it exactly.
@@ -32,72 +30,6 @@ MAX_ANNOTATION_CHARS = 20000
 
 class ReviewError(FieldError):
     """A review request that cannot be carried out; *field* names the input at fault."""
-
-
-@dataclass(frozen=True)
-class ReviewSummary:
-    count: int
-    mean_rating: float | None
-    accept: int
-    needs_fix: int
-    reject: int
-
-    @property
-    def majority_verdict(self) -> str | None:
-        """The most common verdict; None without reviews or when the top verdicts tie."""
-        counts = sorted(self.verdict_counts().items(), key=lambda kv: -kv[1])
-        if not counts or counts[0][1] == 0 or (len(counts) > 1 and counts[0][1] == counts[1][1]):
-            return None
-        return counts[0][0]
-
-    @property
-    def agreement(self) -> float | None:
-        """Share of reviewers whose verdict is the most common one (1.0 = unanimous).
-
-        None below two reviews: one reviewer always "agrees" with themself, which says nothing.
-        """
-        if self.count < 2:
-            return None
-        return max(self.accept, self.needs_fix, self.reject) / self.count
-
-    def verdict_counts(self) -> dict[str, int]:
-        return {Verdict.ACCEPT.value: self.accept, Verdict.NEEDS_FIX.value: self.needs_fix,
-                Verdict.REJECT.value: self.reject}
-
-
-def summary_of(session: AnnotationSession) -> ReviewSummary:
-    """The stored review summary of *session* (no query)."""
-    return ReviewSummary(count=session.review_count, mean_rating=session.mean_rating,
-                         accept=session.accept_count, needs_fix=session.needs_fix_count,
-                         reject=session.reject_count)
-
-
-def agreement_of(session: AnnotationSession) -> float | None:
-    return summary_of(session).agreement
-
-
-# --- permissions ----------------------------------------------------------------------------
-
-
-def can_review(user: Any) -> bool:
-    """Reviewers (the group) and staff rate, judge and correct annotations."""
-    if user is None or not user.is_authenticated:
-        return False
-    if user.is_staff or user.is_superuser:
-        return True
-    # Cached on the user object: a page asks several times per request.
-    cached = getattr(user, "_hedit_is_reviewer", None)
-    if cached is None:
-        cached = user.groups.filter(name=REVIEWER_GROUP).exists()
-        user._hedit_is_reviewer = cached
-    return bool(cached)
-
-
-def can_place_in_dataset(user: Any, session: AnnotationSession) -> bool:
-    """The session's owner knows which event it describes; reviewers may place it too."""
-    if user is None or not user.is_authenticated:
-        return False
-    return can_review(user) or (session.user_id is not None and session.user_id == user.pk)
 
 
 # --- reviews --------------------------------------------------------------------------------
@@ -159,15 +91,9 @@ def submit_review(session: AnnotationSession, reviewer: Any, *, rating: Any, ver
     return review, created
 
 
-def may_request_review(user: Any, session: AnnotationSession) -> bool:
-    """The owner of a finished run with an annotation may ask reviewers to look at it."""
-    return (user is not None and user.is_authenticated and session.user_id is not None
-            and session.user_id == user.pk and session.status in REVIEWABLE_STATUSES)
-
-
 def request_review(session: AnnotationSession, user: Any) -> AnnotationSession:
     """Flag *session* for review: the queue lists requested runs first until a review is saved."""
-    if user is None or not user.is_authenticated or session.user_id != user.pk:
+    if not owns(user, session):
         raise PermissionError("only the run's owner can ask for a review")
     _check_reviewable(session)
     if session.review_requested_at is None:
@@ -299,10 +225,6 @@ def draft_of(session: AnnotationSession, author: Any) -> Revision | None:
     if author is None or not getattr(author, "is_authenticated", False):
         return None
     return Revision.objects.filter(session=session, author=author, is_draft=True).first()
-
-
-def is_corrected(session: AnnotationSession) -> bool:
-    return bool(session.final_annotation) and session.final_annotation != session.machine_annotation
 
 
 def corrected_by(session: AnnotationSession) -> Any:

@@ -20,9 +20,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion
+from annotations import access
 from annotations.datasets.selectors import level_choices, visible_projects
 from annotations.datasets.services import add_session_to_level
-from annotations.errors import FieldError
+from annotations.errors import RequestError, show_on_form
 from annotations.models import AnnotationSession, DatasetLevel
 from annotations.review import services as reviews
 from annotations.review.forms import CorrectionForm, DatasetLevelForm, ReviewForm
@@ -49,18 +50,14 @@ def _session_for(request: HttpRequest, pk: Any) -> AnnotationSession:
     return get_object_or_404(visible_sessions(request.user).select_related("user"), pk=pk)
 
 
-def _fail(form: Any, exc: FieldError) -> None:
-    form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-
-
 def _panel_post(request: HttpRequest, session: AnnotationSession, form: forms.Form, form_name: str,
                 save: Callable[[dict[str, Any]], HttpResponse]) -> HttpResponse:
     """Run *save* on the form's data; bad input (the form's or the rules') re-renders the panel with 400."""
     if form.is_valid():
         try:
             return save(form.cleaned_data)
-        except FieldError as exc:
-            _fail(form, exc)
+        except RequestError as exc:
+            show_on_form(form, exc)
     return _panel(request, session, status=400, **{form_name: form})
 
 
@@ -86,7 +83,7 @@ def _go(request: HttpRequest, url: str) -> HttpResponse:
 def review_submit(request: HttpRequest, pk: Any) -> HttpResponse:
     """Save a review; with ``next`` go on to the next run of the queue in the reviewer's order."""
     session = _session_for(request, pk)
-    if not reviews.can_review(request.user):
+    if not access.can_review(request.user):
         return HttpResponseForbidden("Only members of the reviewers group can review; ask an administrator.")
     order = queue_order_of(request)
     # Found before saving: the saved run may leave the queue, and the next is the one after it.
@@ -108,7 +105,7 @@ def review_submit(request: HttpRequest, pk: Any) -> HttpResponse:
 def review_correct(request: HttpRequest, pk: Any) -> HttpResponse:
     """Save a correction that validates, or any correction as a draft (``draft``); refuse the rest."""
     session = _session_for(request, pk)
-    if not reviews.can_review(request.user):
+    if not access.can_review(request.user):
         return HttpResponseForbidden("Only members of the reviewers group can correct annotations; "
                                      "ask an administrator.")
     draft = bool(request.POST.get("draft"))
@@ -120,7 +117,7 @@ def review_correct(request: HttpRequest, pk: Any) -> HttpResponse:
                                                   draft=draft)
         except reviews.CorrectionRefused as exc:
             # Shown beside the editor with the issues, so the reviewer can fix it or keep it as a draft.
-            _fail(form, exc)
+            show_on_form(form, exc)
             if not request.htmx:
                 messages.error(request, exc.message)
             return _panel(request, session, status=400, correction_form=form, refused_issues=exc.issues)
@@ -143,8 +140,8 @@ def review_request(request: HttpRequest, pk: Any) -> HttpResponse:
         reviews.request_review(session, request.user)
     except PermissionError as exc:
         return HttpResponseForbidden(str(exc))
-    except reviews.ReviewError as exc:
-        return HttpResponse(exc.message, status=400)
+    except RequestError as exc:
+        return HttpResponse(exc.message, status=exc.status)
     return _panel(request, session, request_message="Review requested: it is now at the top of the queue.")
 
 
@@ -153,7 +150,7 @@ def review_request(request: HttpRequest, pk: Any) -> HttpResponse:
 def review_dataset_level(request: HttpRequest, pk: Any) -> HttpResponse:
     """Add this run to a dataset project as a level's annotation; a conflicting accepted level is refused."""
     session = _session_for(request, pk)
-    if not reviews.can_place_in_dataset(request.user, session):
+    if not access.can_place_in_dataset(request.user, session):
         return HttpResponseForbidden("Only the run's owner or a reviewer can add it to a dataset.")
 
     def save(data: dict[str, Any]) -> HttpResponse:
@@ -199,7 +196,7 @@ def _is_uuid(value: str) -> bool:
 @login_required
 @require_GET
 def review_queue(request: HttpRequest) -> HttpResponse:
-    if not reviews.can_review(request.user):
+    if not access.can_review(request.user):
         return HttpResponseForbidden("The review queue is for members of the reviewers group; "
                                      "ask an administrator.")
     order = clean_order(request.GET.get("queue"))

@@ -20,11 +20,11 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from annotations.access import may_see
 from annotations.models import AnnotationSession
+from annotations.runs.broadcasts import session_group
 from annotations.runs.fragments import displayed_steps, status_fragment, step_fragment, usage_fragment
-from annotations.runs.recorder import session_group
 from annotations.runs.sockets import ThreadedReadsConsumer
-from annotations.selectors import may_see
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403

@@ -19,6 +19,7 @@ from agents.state import AnnotationState, WorkflowOptions
 from agents.workflow import StimulusImage, run_workflow
 from annotations.llm.client import chat_model_for
 from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
+from annotations.runs.broadcasts import broadcast
 from annotations.runs.images import sniff_image_type
 from annotations.runs.lease import (
     NO_LEASE,
@@ -32,7 +33,7 @@ from annotations.runs.lease import (
 from annotations.runs.lease import claim as lease_claim
 from annotations.runs.memory import examples_for
 from annotations.runs.producer import producer_of
-from annotations.runs.recorder import SessionRecorder, broadcast
+from annotations.runs.recorder import SessionRecorder
 
 logger = logging.getLogger(__name__)
 

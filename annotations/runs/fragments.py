@@ -7,18 +7,14 @@ from typing import Any
 from django.db.models import Exists, OuterRef, QuerySet
 from django.template.loader import render_to_string
 
+from annotations.access import may_cancel
 from annotations.models import AgentStepRecord, AnnotationSession
 from annotations.runs.lease import is_lost
 
 
-def may_cancel(session: AnnotationSession, user: Any) -> bool:
-    # Reviewers may watch anyone's run but only its owner (or staff) may stop it.
-    return not session.is_finished and (session.user_id == user.pk or user.is_staff)
-
-
 def session_flags(session: AnnotationSession, user: Any) -> dict[str, Any]:
     # A run whose worker died may be re-run at once: it would otherwise wait for the sweeper.
-    return {"session": session, "can_cancel": may_cancel(session, user),
+    return {"session": session, "can_cancel": may_cancel(user, session),
             "can_rerun": session.is_finished or is_lost(session)}
 
 

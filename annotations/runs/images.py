@@ -14,14 +14,14 @@ ALLOWED_IMAGE_TYPES = {"image/png": "png", "image/jpeg": "jpg"}
 def check_image(image: UploadedFile, max_bytes: int) -> str:
     """The image's MIME type after checking size and content; raises :class:`RequestError`."""
     if image.size is not None and image.size > max_bytes:
-        raise RequestError(f"Image is {image.size} bytes; the limit is {max_bytes}.")
+        raise RequestError(f"Image is {image.size} bytes; the limit is {max_bytes}.", field="image")
     head = image.read(16)
     image.seek(0)
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
         return "image/png"
     if head.startswith(b"\xff\xd8\xff"):
         return "image/jpeg"
-    raise RequestError("Image must be a PNG or JPEG file.")
+    raise RequestError("Image must be a PNG or JPEG file.", field="image")
 
 
 def sniff_image_type(head: bytes) -> str:

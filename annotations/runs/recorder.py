@@ -1,13 +1,11 @@
-"""The workflow observer that stores each step as it happens and tells live pages."""
+"""The workflow observer that stores each step as it happens and tells live pages (annotations.runs.broadcasts)."""
 
 from __future__ import annotations
 
-import logging
 from decimal import Decimal
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
 from django.db import transaction
 from django.db.models import F
 
@@ -20,44 +18,8 @@ from annotations.models import (
     LLMCallRecord,
     ValidationIssueRecord,
 )
+from annotations.runs.broadcasts import broadcast
 from annotations.runs.lease import NO_LEASE, Attempt, renew_or_raise
-from annotations.runs.runtime import on_server_loop
-
-logger = logging.getLogger(__name__)
-
-
-def session_group(session_id: Any) -> str:
-    return f"session_{session_id}"
-
-
-def dataset_group(project_id: Any) -> str:
-    return f"dataset_{project_id}"
-
-
-def _dataset_level_of(session_id: Any) -> tuple[Any, Any] | None:
-    return (AnnotationSession.objects.filter(pk=session_id, dataset_level__isnull=False)
-            .values_list("dataset_level__column__task__project_id", "dataset_level_id").first())
-
-
-async def broadcast(session_id: Any, kind: str, **payload: Any) -> None:
-    """Tell every live page of this session that something new is stored.
-
-    A status change of a dataset level's run (started, finished, reviewed) also tells its project's page.
-    """
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        await on_server_loop(layer.group_send(session_group(session_id),
-                                              {"type": "session.event", "kind": kind, **payload}))
-        if kind == "status":
-            level = await sync_to_async(_dataset_level_of)(session_id)
-            if level is not None:
-                await on_server_loop(layer.group_send(dataset_group(level[0]),
-                                                      {"type": "dataset.progress", "level_id": level[1]}))
-    except Exception:
-        # A live page missing an update must never fail the run; a reload replays from the database.
-        logger.warning("could not broadcast %s for session %s", kind, session_id, exc_info=True)
 
 
 def _issue_dict(issue: Any) -> dict[str, str]:

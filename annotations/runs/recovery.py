@@ -21,8 +21,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
+from annotations.runs.broadcasts import broadcast
 from annotations.runs.lease import lease_seconds, lost_runs, max_attempts
-from annotations.runs.recorder import broadcast
 from annotations.runs.tasks import run_session_task
 
 logger = logging.getLogger(__name__)

@@ -13,11 +13,11 @@ from agents.schema import UnknownSchemaVersion
 from agents.state import WorkflowOptions
 from agents.workflow import InvalidInput, check_description, check_options
 from annotations.errors import RequestError, sentence
+from annotations.limits import check_run_quota
 from annotations.llm.status import vision_model_for
 from annotations.models import AnnotationSession, SessionStatus
 from annotations.runs.images import check_image
 from annotations.runs.lease import end_lost_run, is_lost
-from annotations.runs.quota import check_run_quota
 from annotations.runs.tasks import run_session_task
 
 logger = logging.getLogger(__name__)
@@ -39,8 +39,10 @@ def build_options(data: dict[str, Any] | None) -> WorkflowOptions:
         raise RequestError(sentence(f"invalid option: {exc}")) from exc
     try:
         return check_options(options)
-    except (InvalidInput, UnknownSchemaVersion) as exc:
-        raise RequestError(sentence(str(exc))) from exc
+    except UnknownSchemaVersion as exc:
+        raise RequestError(sentence(str(exc)), field="schema_version") from exc
+    except InvalidInput as exc:
+        raise RequestError(sentence(str(exc)), field=exc.field) from exc
 
 
 def _as_bool(value: Any) -> bool:
@@ -61,7 +63,7 @@ def create_session(*, user: Any, description: str, options: WorkflowOptions,
     try:
         text = check_description(description, has_image=image is not None)
     except InvalidInput as exc:
-        raise RequestError(sentence(str(exc))) from exc
+        raise RequestError(sentence(str(exc)), field=exc.field) from exc
     if image is not None:
         check_image(image, max_image_bytes)
         check_vision(user)
@@ -82,7 +84,7 @@ NO_VISION_MODEL = ("Image descriptions need a vision model, and none is configur
 def check_vision(user: Any) -> None:
     """Refuse an image when no vision model would describe it: the run could only fail."""
     if not vision_model_for(user):
-        raise RequestError(NO_VISION_MODEL)
+        raise RequestError(NO_VISION_MODEL, field="image")
 
 
 def start_session(session: AnnotationSession) -> None:

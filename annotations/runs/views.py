@@ -14,29 +14,18 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpRe
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from annotations.access import may_cancel
+from annotations.errors import RequestError, show_as_message, show_on_form
 from annotations.llm.status import vision_model_for
 from annotations.models import AnnotationSession
 from annotations.runs import services
+from annotations.runs.broadcasts import broadcast
 from annotations.runs.forms import AnnotateForm
-from annotations.runs.fragments import displayed_steps, may_cancel, session_flags, ws_path
+from annotations.runs.fragments import displayed_steps, session_flags, ws_path
 from annotations.runs.images import image_type
-from annotations.runs.quota import RunQuotaExceeded
-from annotations.runs.recorder import broadcast
 from annotations.selectors import visible_sessions
 
 logger = logging.getLogger(__name__)
-
-
-_FIELD_OF_MESSAGE = ("description", "image", "schema_version", "max validation attempts")
-
-
-def _error_field(message: str) -> str | None:
-    """The form field a service error message is about, so it shows beside that field."""
-    lowered = message.lower()
-    for name in _FIELD_OF_MESSAGE:
-        if lowered.startswith(name) or (name == "schema_version" and "schema version" in lowered):
-            return "max_validation_attempts" if name.startswith("max") else name
-    return None
 
 
 @login_required
@@ -55,11 +44,8 @@ def annotate(request: HttpRequest) -> HttpResponse:
                     user=request.user, description=form.cleaned_data["description"], options=options,
                     image=form.cleaned_data.get("image"), max_image_bytes=settings.HEDIT_MAX_IMAGE_BYTES)
                 services.start_session(session)
-        except RunQuotaExceeded as exc:
-            form.add_error(None, str(exc))
-            status = 429
-        except services.RequestError as exc:
-            form.add_error(_error_field(str(exc)), str(exc))
+        except RequestError as exc:  # beside its field (a quota at the top), with its status (400, 429)
+            status = show_on_form(form, exc)
         else:
             logger.info("session %s queued by %s", session.pk, request.user)
             return redirect(session)
@@ -99,7 +85,7 @@ def session_image(request: HttpRequest, pk: Any) -> FileResponse:
 @require_POST
 def session_cancel(request: HttpRequest, pk: Any) -> HttpResponse:
     session = _visible(request, pk)
-    if not may_cancel(session, request.user):
+    if not may_cancel(request.user, session):
         if session.is_finished:
             messages.info(request, "This run has already finished.")
             return redirect(session)
@@ -121,11 +107,8 @@ def session_rerun(request: HttpRequest, pk: Any) -> HttpResponse:
         return redirect(session)
     try:
         new = services.rerun_session(session, user=request.user)
-    except RunQuotaExceeded as exc:
-        messages.error(request, str(exc))
-        return redirect(session)
-    except services.RequestError as exc:  # an image and no vision model any more
-        messages.error(request, str(exc))
+    except RequestError as exc:  # the quota, or an image and no vision model any more
+        show_as_message(request, exc)
         return redirect(session)
     messages.success(request, "Started a new run with the same description and options.")
     return redirect(new)

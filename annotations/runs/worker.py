@@ -26,7 +26,7 @@ from django_tasks_db.utils import exclusive_transaction, is_locked_database_exce
 
 from annotations.runs.lease import TRANSIENT_DATABASE_ERRORS
 from annotations.runs.recovery import recover_lost_runs
-from annotations.startup import _warm_up as _warm_up_schema
+from annotations.runs.startup import warm_up_schema as _warm_up_schema
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from django import template
 
-from annotations.selectors import can_see_all
+from annotations.access import can_see_all
 
 register = template.Library()
 
@@ -23,7 +23,5 @@ def nav_active(context: template.Context, *url_names: str) -> str:
 
 @register.filter
 def sees_all(user: Any) -> bool:
-    """Reviewers and staff: they get the review queue and everyone's sessions."""
-    if user is None or not user.is_authenticated:
-        return False
+    """Reviewers and staff: they get the review queue and everyone's sessions (``access.can_see_all``)."""
     return can_see_all(user)

@@ -6,10 +6,11 @@ from typing import Any
 
 from django import template
 
+from annotations.access import can_review as allowed
+from annotations.records import is_corrected, summary_of
 from annotations.review.diff import tag_diff
 from annotations.review.panels import panel_context
-from annotations.review.services import can_review as allowed
-from annotations.review.services import corrected_by, is_corrected, summary_of
+from annotations.review.services import corrected_by
 
 register = template.Library()
 
@@ -34,6 +35,12 @@ def review_badge(session: Any) -> dict[str, Any]:
 def percent(value: float | None) -> str:
     """0.667 -> "67%"; None -> "" (no reviews, no agreement)."""
     return "" if value is None else f"{round(100 * value)}%"
+
+
+@register.filter
+def corrected(session: Any) -> bool:
+    """``{% if s|corrected %}``: a reviewer's correction is the final annotation (no query)."""
+    return is_corrected(session)
 
 
 @register.filter

@@ -10,8 +10,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agents.validation import validate_hed
+from annotations.limits import validation_wait
 from annotations.validation.forms import ValidateForm
-from annotations.validation.throttle import validation_wait
 
 RESULT_TEMPLATE = "annotations/validation/partials/result.html"
 MAX_HED_CHARS = 20_000

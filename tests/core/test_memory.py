@@ -13,12 +13,13 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotations.models import AgentStepRecord, AnnotationSession, Iteration
+from annotations.records import REDACTED_EXAMPLE, session_record
 from annotations.review import services as reviews
 from annotations.runs.execution import execute_session
 from annotations.runs.fragments import status_fragment
 from annotations.runs.memory import memory_candidates
 from annotations.runs.services import build_options, create_session
-from annotations.selectors import REDACTED_EXAMPLE, session_record, with_record_relations
+from annotations.selectors import with_record_relations
 from tests.support.llm import ScriptedLLM
 
 pytestmark = pytest.mark.django_db(transaction=True)

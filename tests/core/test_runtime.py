@@ -15,7 +15,7 @@ import pytest
 from channels.layers import get_channel_layer
 
 from annotations.runs import runtime
-from annotations.runs.recorder import broadcast, session_group
+from annotations.runs.broadcasts import broadcast, session_group
 
 
 @pytest.fixture

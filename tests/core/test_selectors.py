@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
+from annotations.access import can_see_all, may_see
 from annotations.models import AnnotationSession
-from annotations.selectors import can_see_all, may_see, visible_sessions
+from annotations.selectors import visible_sessions
 
 pytestmark = pytest.mark.django_db
 

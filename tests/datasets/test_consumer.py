@@ -10,7 +10,7 @@ from channels.testing import WebsocketCommunicator
 from annotations.datasets import services
 from annotations.models import AnnotationSession, DatasetLevel, SessionStatus
 from annotations.routing import websocket_urlpatterns
-from annotations.runs.recorder import broadcast
+from annotations.runs.broadcasts import broadcast
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -53,7 +53,7 @@ async def test_strangers_and_anonymous_are_refused(user, other_user, small_files
 
 
 async def test_the_job_ending_is_pushed(user, small_files):
-    from annotations.datasets.jobs import broadcast_progress
+    from annotations.runs.broadcasts import broadcast_progress
 
     project = await sync_to_async(services.import_dataset)(user=user, files=small_files, name="tiny")
     communicator = _communicator(project, user)

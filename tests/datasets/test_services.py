@@ -11,6 +11,7 @@ from annotations.datasets.bids.archive import DatasetError, read_uploads
 from annotations.datasets.jobs import run_dataset_job
 from annotations.datasets.selectors import level_states, progress
 from annotations.datasets.sidecars import project_sidecars, spreadsheet, task_sidecar
+from annotations.errors import QuotaExceeded as RunQuotaExceeded
 from annotations.models import (
     AnnotationSession,
     DatasetColumn,
@@ -20,7 +21,6 @@ from annotations.models import (
     Revision,
     SessionStatus,
 )
-from annotations.runs.quota import RunQuotaExceeded
 from tests.datasets.conftest import EVENTS, SIDECAR
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -208,7 +208,7 @@ def test_a_column_with_thousands_of_values_never_becomes_thousands_of_levels(use
 
 
 def test_dataset_levels_do_not_use_up_the_single_run_quota(user, small_files, settings):
-    from annotations.runs.quota import check_run_quota
+    from annotations.limits import check_run_quota
 
     settings.HEDIT_RUN_RATE = "2/hour"
     project = _import(user, small_files)

@@ -182,7 +182,7 @@ async def test_two_clients_both_receive_every_step_live(user, user_cookie, revie
 
 
 async def test_status_event_after_cancel_of_a_queued_run(user, user_cookie) -> None:
-    from annotations.runs.recorder import broadcast
+    from annotations.runs.broadcasts import broadcast
     from annotations.runs.services import request_cancel
 
     session = await sync_to_async(new_session)(user)

@@ -9,6 +9,7 @@ import pytest
 from django.apps import apps
 from django.utils import timezone
 
+from annotations import access
 from annotations.history.filters import filter_sessions
 from annotations.models import AnnotationSession, LLMCallRecord, Revision, SessionStatus
 from annotations.review import services as reviews
@@ -116,7 +117,7 @@ def test_agreement_needs_two_reviews(user, reviewer, second_reviewer):
 
 def test_owner_requests_a_review_and_a_review_answers_it(user, other_user, reviewer):
     session = make_session(user)
-    assert reviews.may_request_review(user, session) and not reviews.may_request_review(other_user, session)
+    assert access.may_request_review(user, session) and not access.may_request_review(other_user, session)
     with pytest.raises(PermissionError):
         reviews.request_review(session, other_user)
     reviews.request_review(session, user)

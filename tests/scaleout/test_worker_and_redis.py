@@ -16,7 +16,7 @@ from channels.layers import get_channel_layer
 from django.test import override_settings
 
 from annotations.models import AgentStepRecord, AnnotationSession
-from annotations.runs.recorder import session_group
+from annotations.runs.broadcasts import session_group
 from annotations.runs.services import build_options, create_session, start_session
 from tests.support.db import shared_database_url
 

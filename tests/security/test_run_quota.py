@@ -8,8 +8,9 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from annotations.errors import QuotaExceeded as RunQuotaExceeded
+from annotations.limits import check_run_quota, parse_rate
 from annotations.models import AnnotationSession, SessionStatus
-from annotations.runs.quota import RunQuotaExceeded, check_run_quota, parse_rate
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]

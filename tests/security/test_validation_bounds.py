@@ -35,7 +35,7 @@ def test_the_page_endpoint_is_throttled_per_user(client, user, other_user, setti
 
 
 def test_the_api_is_throttled_per_user(user, settings):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"validate": "2/minute"}}
+    settings.HEDIT_VALIDATE_RATE = "2/minute"
     api = APIClient()
     api.force_authenticate(user)
     codes = [api.post("/api/validate/", {"hed": "Red"}, format="json").status_code for _ in range(3)]

@@ -11,9 +11,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agents.schema import DEFAULT_SCHEMA_VERSION
 from annotations.models import AnnotationSession
+from annotations.records import session_record
 from annotations.runs.execution import execute_session
 from annotations.runs.services import RequestError, build_options, create_session
-from annotations.selectors import session_record, with_record_relations
+from annotations.selectors import with_record_relations
 
 
 class Command(BaseCommand):

@@ -10,12 +10,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 
+from annotations.access import REVIEWER_GROUP, ensure_reviewers_group
+
 
 class Command(BaseCommand):
     help = "Create the reviewers group, and an admin account when there is no user yet (DEBUG only)."
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        Group.objects.get_or_create(name="reviewers")
+        ensure_reviewers_group()
         user_model = get_user_model()
         if user_model.objects.exists():
             return
@@ -24,6 +26,6 @@ class Command(BaseCommand):
             return
         password = os.environ.get("HEDIT_ADMIN_PASSWORD", "admin")
         user = user_model.objects.create_superuser("admin", password=password)
-        user.groups.add(Group.objects.get(name="reviewers"))
+        user.groups.add(Group.objects.get(name=REVIEWER_GROUP))
         self.stdout.write("created local account 'admin' (password from HEDIT_ADMIN_PASSWORD, default "
                           "'admin'); log in at /accounts/login/")

@@ -1,0 +1,124 @@
+"""Who may see or act on what: every access rule of the portal, in one place.
+
+Rights are Django permissions (``Meta.permissions`` of the models). Reviewers are the members of the
+reviewers group, which holds every permission below: migration 0009 gives them to it, and
+:func:`ensure_reviewers_group` creates the group with them on a database that has none (a new or a
+flushed one). Staff and superusers hold every right; an administrator may also grant one permission to a
+single user or to another group in the admin. ``user.has_perm`` answers from the user's permissions, which
+:class:`PermissionBackend` loads in one query and keeps on the user object for its request or socket.
+
+Views, the API's permission class, the consumers and the template tags only ask the functions here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import Group, Permission
+from django.db.models import Q
+
+from annotations.models import AnnotationSession, SessionStatus
+
+REVIEWER_GROUP = "reviewers"
+
+# The permissions, as ``user.has_perm`` names them.
+VIEW_ALL_SESSIONS = "annotations.view_all_sessions"  # everyone's runs: history, run pages, exports, sockets
+REVIEW_SESSION = "annotations.review_session"  # rate, judge and correct runs; the review queue
+VIEW_ALL_PROJECTS = "annotations.view_all_projects"  # everyone's dataset projects
+REVIEWER_PERMISSIONS = (VIEW_ALL_SESSIONS, REVIEW_SESSION, VIEW_ALL_PROJECTS)
+
+# Sessions a reviewer can judge (and their owner ask a review of): the run ended with an annotation.
+REVIEWABLE_STATUSES = (SessionStatus.SUCCEEDED, SessionStatus.INVALID)
+
+
+def signed_in(user: Any) -> bool:
+    return user is not None and user.is_authenticated
+
+
+def _granted(user: Any, permission: str) -> bool:
+    """Staff and superusers hold every right; anyone else needs *permission* (through a group or their own)."""
+    return signed_in(user) and bool(user.is_staff or user.is_superuser or user.has_perm(permission))
+
+
+def owns(user: Any, session: AnnotationSession) -> bool:
+    """*user* started *session* (a run without an owner belongs to nobody)."""
+    return signed_in(user) and session.user_id is not None and session.user_id == user.pk
+
+
+# --- seeing -----------------------------------------------------------------------------------
+
+
+def can_see_all(user: Any) -> bool:
+    """Reviewers and staff see everyone's runs (and the owner filter, and the reviewers' links)."""
+    return _granted(user, VIEW_ALL_SESSIONS)
+
+
+def may_see(user: Any, session: AnnotationSession) -> bool:
+    """A run is seen by its owner and by those who see all (``selectors.visible_sessions`` as a query)."""
+    return owns(user, session) or can_see_all(user)
+
+
+def can_see_all_projects(user: Any) -> bool:
+    """Reviewers and staff see every dataset project (``datasets.selectors.visible_projects``)."""
+    return _granted(user, VIEW_ALL_PROJECTS)
+
+
+# --- acting -----------------------------------------------------------------------------------
+
+
+def can_review(user: Any) -> bool:
+    """Reviewers and staff rate, judge and correct annotations, and work through the review queue."""
+    return _granted(user, REVIEW_SESSION)
+
+
+def can_place_in_dataset(user: Any, session: AnnotationSession) -> bool:
+    """The session's owner knows which event it describes; reviewers may place it too."""
+    return can_review(user) or owns(user, session)
+
+
+def may_request_review(user: Any, session: AnnotationSession) -> bool:
+    """The owner of a finished run with an annotation may ask reviewers to look at it."""
+    return owns(user, session) and session.status in REVIEWABLE_STATUSES
+
+
+def may_cancel(user: Any, session: AnnotationSession) -> bool:
+    """Reviewers may watch anyone's run, but only its owner (or staff) may stop it, while it runs."""
+    return not session.is_finished and (session.user_id == user.pk or user.is_staff)
+
+
+# --- the machinery: the group's permissions, and answering has_perm in one query ---------------
+
+
+def ensure_reviewers_group(using: str = "default", **kwargs: Any) -> None:
+    """``post_migrate``: a database without the reviewers group (new, or flushed) gets it with its
+    permissions. A group that exists is left as its administrators made it."""
+    group, created = Group.objects.using(using).get_or_create(name=REVIEWER_GROUP)
+    if created:
+        codenames = [name.partition(".")[2] for name in REVIEWER_PERMISSIONS]
+        group.permissions.set(Permission.objects.using(using).filter(content_type__app_label="annotations",
+                                                                     codename__in=codenames))
+
+
+class PermissionBackend(ModelBackend):
+    """Django's ``ModelBackend`` answering ``has_perm`` (a user's own and their groups' permissions) from one
+    query instead of two. It logs no one in: ``ModelBackend``, listed after it, still does, so the logins
+    stored in sessions keep naming that backend.
+
+    The set is kept where ``ModelBackend`` keeps it (``user._perm_cache``): asked several times per page (the
+    view, its queryset, the menu), or by ``ModelBackend`` after this backend said no, it is not read again.
+    """
+
+    def authenticate(self, request: Any, username: str | None = None, password: str | None = None,
+                     **kwargs: Any) -> None:
+        return None
+
+    def get_all_permissions(self, user_obj: Any, obj: Any = None) -> set[str]:
+        if user_obj.is_superuser or hasattr(user_obj, "_perm_cache"):
+            return super().get_all_permissions(user_obj, obj)
+        if not user_obj.is_active or user_obj.is_anonymous or obj is not None:
+            return set()
+        rows = (Permission.objects.filter(Q(user=user_obj) | Q(group__user=user_obj))
+                .values_list("content_type__app_label", "codename").order_by().distinct())
+        user_obj._perm_cache = {f"{app}.{codename}" for app, codename in rows}
+        return user_obj._perm_cache

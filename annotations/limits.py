@@ -1,0 +1,149 @@
+"""Every per-user limit on how often something may be asked for, and the one parser of their rates.
+
+Two windows, one for each kind of cost:
+
+- **Runs and dataset levels** (``HEDIT_RUN_RATE``, default 60/hour; ``HEDIT_DATASET_RATE``, default
+  2000/day levels) are counted in the database over a sliding window, so every web process and worker
+  sees the same count. The annotate form, Re-run and the REST API call :func:`check_run_quota` before
+  they store a run; a dataset job calls :func:`check_level_quota` for all its levels before it stores
+  any. Dataset levels never use up the run quota, nor single runs the dataset quota.
+- **Validation** (``HEDIT_VALIDATE_RATE``, default 60/minute) is counted per process in Django's cache
+  over a fixed window (:func:`validation_wait`): it protects the CPU of the process that validates. The
+  page and the API count separately (``scope``), at the same rate.
+
+A rate reads ``N/second``, ``N/minute``, ``N/hour``, ``N/day`` or ``N/5m`` (:func:`parse_rate`);
+``none`` turns a limit off. Going past a limit raises :class:`QuotaExceeded` (429 with ``retry_after``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
+from django.utils import timezone
+
+from annotations.errors import QuotaExceeded
+from annotations.models import AnnotationSession
+
+# The defaults when a setting is missing altogether; hedit_site/settings.py reads the same ones from the environment.
+DEFAULT_RATES = {"HEDIT_RUN_RATE": "60/hour", "HEDIT_DATASET_RATE": "2000/day", "HEDIT_VALIDATE_RATE": "60/minute"}
+
+_PERIODS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600,
+            "d": 86400, "day": 86400}
+_RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([a-z]+?)s?\s*$")
+
+
+@dataclass(frozen=True)
+class Rate:
+    limit: int
+    seconds: int
+
+    @property
+    def label(self) -> str:
+        names = {1: "second", 60: "minute", 3600: "hour", 86400: "day"}
+        unit = names.get(self.seconds) or f"{self.seconds} seconds"
+        return f"{self.limit} per {unit}"
+
+
+def parse_rate(rate: str | None, setting: str = "HEDIT_RUN_RATE") -> Rate | None:
+    """``"60/hour"``, ``"10/5m"``, ``"1000/day"``; None for ``"none"`` or empty (no limit)."""
+    text = (rate or "").strip().lower()
+    if text in {"", "none", "off", "0"}:
+        return None
+    match = _RATE.match(text)
+    if not match or match.group(3) not in _PERIODS:
+        raise ImproperlyConfigured(f"{setting} must look like 60/hour or 10/5m, not {rate!r}")
+    multiple = int(match.group(2) or 1)
+    return Rate(limit=int(match.group(1)), seconds=multiple * _PERIODS[match.group(3)])
+
+
+def rate_of(setting: str) -> Rate | None:
+    """The rate the setting named *setting* holds now (read at each call, so an override takes effect)."""
+    return parse_rate(getattr(settings, setting, DEFAULT_RATES[setting]), setting)
+
+
+def run_rate() -> Rate | None:
+    return rate_of("HEDIT_RUN_RATE")
+
+
+def _counted(user: Any) -> bool:
+    # Runs without a user (the command line) are not counted.
+    return user is not None and getattr(user, "is_authenticated", False)
+
+
+def wait_text(seconds: int) -> str:
+    if seconds < 90:
+        return f"{seconds} s"
+    if seconds < 90 * 60:
+        return f"{math.ceil(seconds / 60)} minutes"
+    return f"{math.ceil(seconds / 3600)} hours"
+
+
+# --- the database window: runs and dataset levels ----------------------------------------------
+
+
+def check_run_quota(user: Any, count: int = 1) -> None:
+    """Raise :class:`QuotaExceeded` when *user* may not start *count* more single runs now."""
+    rate = run_rate()
+    if rate is None or not _counted(user):
+        return
+    since = timezone.now() - timedelta(seconds=rate.seconds)
+    recent = AnnotationSession.objects.filter(user=user, created_at__gte=since, dataset_level__isnull=True)
+    used = recent.count()
+    if used + count <= rate.limit:
+        return
+    # The wait until enough of the window's runs have aged out to make room for *count*.
+    free_after = used + count - rate.limit
+    times = list(recent.order_by("created_at").values_list("created_at", flat=True)[:free_after])
+    if count > rate.limit or not times:
+        raise QuotaExceeded(f"{count} runs are more than the limit of {rate.label} (HEDIT_RUN_RATE).",
+                            retry_after=rate.seconds)
+    wait = max(1, math.ceil((times[-1] + timedelta(seconds=rate.seconds) - timezone.now()).total_seconds()))
+    raise QuotaExceeded(f"You have started {used} runs recently; the limit is {rate.label}. "
+                        f"Try again in {wait_text(wait)}.", retry_after=wait)
+
+
+def check_level_quota(user: Any, count: int) -> None:
+    """Raise :class:`QuotaExceeded` when annotating *count* more dataset levels would pass ``HEDIT_DATASET_RATE``.
+
+    A dataset holds far more levels than anyone types descriptions, so its runs are not counted against
+    ``HEDIT_RUN_RATE``, and a large job never blocks a user's single runs.
+    """
+    rate = rate_of("HEDIT_DATASET_RATE")
+    if rate is None or count == 0 or not _counted(user):
+        return
+    since = timezone.now() - timedelta(seconds=rate.seconds)
+    used = AnnotationSession.objects.filter(user=user, dataset_level__isnull=False, created_at__gte=since).count()
+    if used + count > rate.limit:
+        raise QuotaExceeded(f"Annotating {count} levels would pass the dataset limit of {rate.label} "
+                            f"(HEDIT_DATASET_RATE); {max(0, rate.limit - used)} remain now.",
+                            retry_after=rate.seconds)
+
+
+# --- the cache window: validation ----------------------------------------------------------------
+
+
+def validation_wait(user: Any, scope: str = "page") -> int:
+    """0 when *user* may validate now (and counts this one), else the seconds until they may."""
+    rate = rate_of("HEDIT_VALIDATE_RATE")
+    if rate is None:
+        return 0
+    now = time.time()
+    window = int(now // rate.seconds)
+    key = f"hedit:validate:{scope}:{getattr(user, 'pk', None)}:{window}"
+    cache.add(key, 0, timeout=rate.seconds + 1)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=rate.seconds + 1)
+        count = 1
+    if count <= rate.limit:
+        return 0
+    return max(1, math.ceil((window + 1) * rate.seconds - now))
