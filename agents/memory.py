@@ -41,12 +41,6 @@ def _tokens(normalised: str) -> frozenset[str]:
     return content or frozenset(words)
 
 
-def similarity(a: str, b: str) -> float:
-    """How alike two descriptions are, 0..1 (1: the same after normalisation)."""
-    na, nb = normalise_description(a), normalise_description(b)
-    return _score(na, _tokens(na), nb, _tokens(nb))
-
-
 def _jaccard(ta: frozenset[str], tb: frozenset[str]) -> float:
     if not ta or not tb:
         return 0.0

@@ -133,9 +133,7 @@ class AnnotationState:
     options: WorkflowOptions = field(default_factory=WorkflowOptions)
     image_description: str = ""
     iterations: list[Iteration] = field(default_factory=list)
-    validation_attempts: int = 0
     pending_feedback: str = ""
-    pending_issues: list[ValidationIssue] = field(default_factory=list)
     evaluation: Evaluation | None = None
     assessment: Assessment | None = None
     llm_calls: list[LLMCall] = field(default_factory=list)

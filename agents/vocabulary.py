@@ -166,9 +166,6 @@ class Vocabulary:
         wanted = ancestor.lower()
         return info.name.lower() == wanted or wanted in (a.lower() for a in info.lineage())
 
-    def tags_with_word(self, word: str) -> list[TagInfo]:
-        return [self._tags[k] for k in self._words.get(word.lower(), ())]
-
     def unit_spelling(self, tag: str, unit: str) -> str | None:
         """*unit* as *tag* accepts it (exact spelling first, then case-insensitive), else None."""
         info = self.get(tag)

@@ -192,7 +192,6 @@ class _Run:
             issues = parse_issues + (await asyncio.to_thread(validate_annotation, self.state)
                                      if iteration.annotation else [])
             iteration.issues = issues
-            self.state.validation_attempts += 1
             errors = iteration.errors
             action = "Valid" if not errors else f"Found {len(errors)} error{'s' if len(errors) != 1 else ''}"
             await self.step("validation", action, started, input_summary=iteration.annotation,

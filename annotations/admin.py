@@ -1,4 +1,8 @@
+from __future__ import annotations
+
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from annotations import models
 
@@ -31,6 +35,7 @@ class AnnotationSessionAdmin(admin.ModelAdmin):
     search_fields = ("description", "final_annotation")
     date_hierarchy = "created_at"
     list_select_related = ("user",)
+    raw_id_fields = ("user", "dataset_level")
     readonly_fields = ("id", "created_at", "started_at", "finished_at")
     inlines = [IterationInline, StepInline, ReviewInline]
 
@@ -102,3 +107,69 @@ class ReviewAdmin(admin.ModelAdmin):
 class RevisionAdmin(admin.ModelAdmin):
     list_display = ("session", "author", "is_valid", "created_at")
     raw_id_fields = ("session",)
+
+
+# --- datasets: every foreign key by id (a project may hold thousands of levels), no inlines -------------
+
+
+class DatasetAdmin(admin.ModelAdmin):
+    """Fields that can be large (file texts, sidecars) are not read for the lists."""
+
+    list_defer: tuple[str, ...] = ()
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).defer(*self.list_defer)
+
+
+@admin.register(models.DatasetProject)
+class DatasetProjectAdmin(DatasetAdmin):
+    list_display = ("name", "user", "status", "schema_version", "created_at")
+    list_filter = ("status",)
+    search_fields = ("name", "user__username")
+    date_hierarchy = "created_at"
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+    readonly_fields = ("id", "created_at", "updated_at")
+
+
+@admin.register(models.DatasetFile)
+class DatasetFileAdmin(DatasetAdmin):
+    list_display = ("path", "project")
+    search_fields = ("path", "project__name")
+    list_select_related = ("project",)
+    raw_id_fields = ("project",)
+    # The text is stored compressed and may be megabytes: never loaded or shown here.
+    fields = ("project", "path")
+    readonly_fields = fields
+    list_defer = ("text",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # files come from uploads only
+
+
+@admin.register(models.DatasetTask)
+class DatasetTaskAdmin(DatasetAdmin):
+    list_display = ("name", "project", "sidecar_name")
+    search_fields = ("name", "project__name")
+    list_select_related = ("project",)
+    raw_id_fields = ("project",)
+    list_defer = ("events_files", "original_sidecar", "definition_keys")
+
+
+@admin.register(models.DatasetColumn)
+class DatasetColumnAdmin(DatasetAdmin):
+    list_display = ("name", "task", "position", "kind", "distinct_values", "needs_description")
+    list_filter = ("kind", "needs_description")
+    search_fields = ("name", "task__name", "task__project__name")
+    list_select_related = ("task",)
+    raw_id_fields = ("task",)
+    list_defer = ("sample_values", "existing_template", "template", "template_issues")
+
+
+@admin.register(models.DatasetLevel)
+class DatasetLevelAdmin(DatasetAdmin):
+    list_display = ("value", "column", "count", "needs_description", "existing_is_valid")
+    list_filter = ("needs_description", "existing_is_valid")
+    search_fields = ("value", "column__name", "column__task__project__name")
+    list_select_related = ("column",)
+    raw_id_fields = ("column",)

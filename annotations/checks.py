@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import Error, register
 
+from agents.llm.providers import constraint_named
 from annotations.datasets.bids.limits import UploadLimits
 
 
@@ -19,3 +20,23 @@ def check_upload_limits(app_configs: Any = None, **kwargs: Any) -> list[Error]:
         return [Error(str(exc), hint="See the upload limits in the README's Datasets section.",
                       id="annotations.E001")]
     return []
+
+
+@register()
+def check_task_backend(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """``HEDIT_TASK_BACKEND`` names one of the task backends settings know."""
+    known = getattr(settings, "HEDIT_TASK_BACKENDS", {})
+    if settings.HEDIT_TASK_BACKEND in known:
+        return []
+    return [Error(f"HEDIT_TASK_BACKEND must be one of {', '.join(known)}, not {settings.HEDIT_TASK_BACKEND!r}",
+                  hint="See the README's Configuration section.", id="annotations.E002")]
+
+
+@register()
+def check_llm_constraint(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """``HEDIT_LLM_CONSTRAINT`` names a decoding constraint the model client knows, or "auto"."""
+    value = getattr(settings, "HEDIT_LLM", {}).get("CONSTRAINT")
+    if constraint_named(value) is not None:
+        return []
+    return [Error(f"HEDIT_LLM_CONSTRAINT must be none, json_schema, llama_cpp or auto, not {value!r}",
+                  id="annotations.E003")]

@@ -80,10 +80,6 @@ def summary_of_row(row: Mapping[str, Any]) -> ReviewSummary:
                          needs_fix=row["needs_fix_count"], reject=row["reject_count"])
 
 
-def agreement_of(session: AnnotationSession) -> float | None:
-    return summary_of(session).agreement
-
-
 # --- parts of the record --------------------------------------------------------------------
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.llm.fake_server import FakeOpenAI, Recorded, Reply  # noqa: E402
+from tests.support.fake_openai import FakeOpenAI, Recorded, Reply  # noqa: E402
 from tests.support.processes import free_port, stop  # noqa: E402
 
 STIMULI = ["face", "house", "car", "chair", "dog", "tree", "flower", "bird", "cup", "shoe", "clock", "lamp",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -35,20 +34,3 @@ def request_key(endpoint: str, params: dict[str, Any], scope: str = "server") ->
                       ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
-
-class MemoryCache:
-    """An in-process cache with a time-to-live, for scripts and tests that have no database."""
-
-    def __init__(self, ttl_seconds: float = 3600.0) -> None:
-        self.ttl = ttl_seconds
-        self._items: dict[str, tuple[float, CachedResponse]] = {}
-
-    async def get(self, key: str) -> CachedResponse | None:
-        item = self._items.get(key)
-        if item is None or item[0] < time.monotonic():
-            self._items.pop(key, None)
-            return None
-        return item[1]
-
-    async def put(self, key: str, response: CachedResponse) -> None:
-        self._items[key] = (time.monotonic() + self.ttl, response)

@@ -120,6 +120,14 @@ def _hosts(value: Any) -> tuple[str, ...]:
     return tuple(str(item).strip() for item in items if str(item).strip())
 
 
+def constraint_named(value: Any) -> str | None:
+    """The constraint *value* names (one of CONSTRAINTS, or "auto"; case, dashes and "llamacpp" allowed),
+    None for an unknown one; empty means none."""
+    name = str(value or "none").strip().lower().replace("-", "_")
+    name = "llama_cpp" if name == "llamacpp" else name
+    return name if name in CONSTRAINTS or name == "auto" else None
+
+
 def resolve_config(values: Mapping[str, Any]) -> ProviderConfig | None:
     """A config from upper-case keys (PROVIDER, BASE_URL, API_KEY, MODEL, AGENT_MODELS, CONSTRAINT,
     TIMEOUT, MAX_RETRIES, SEED, MAX_TOKENS, PRICES, TRUSTED, ALLOWED_HOSTS, CACHE_SCOPE); None when neither
@@ -133,11 +141,9 @@ def resolve_config(values: Mapping[str, Any]) -> ProviderConfig | None:
     base_url = str(values.get("BASE_URL") or "").strip() or (preset.base_url if preset else "")
     if not base_url:
         return None
-    constraint = str(values.get("CONSTRAINT") or "none").strip().lower().replace("-", "_")
+    constraint = constraint_named(values.get("CONSTRAINT")) or str(values.get("CONSTRAINT"))
     if constraint == "auto":
         constraint = preset.constraint if preset else "none"
-    if constraint == "llamacpp":
-        constraint = "llama_cpp"
     prices = values.get("PRICES")
     return ProviderConfig(
         base_url=base_url.rstrip("/"),

@@ -17,7 +17,3 @@ def _hints() -> dict[str, str]:
 def hint_for(code: str) -> str:
     """The remediation hint for a hedtools error code (a generic one for unknown codes)."""
     return _hints().get(code, _GENERIC)
-
-
-def known_codes() -> frozenset[str]:
-    return frozenset(_hints())

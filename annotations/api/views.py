@@ -46,6 +46,7 @@ from annotations.api.throttles import ValidateThrottle
 from annotations.datasets.selectors import visible_projects
 from annotations.datasets.services import add_session_to_level
 from annotations.exports.formats import FilterError, check_format, export_response, sessions_for_export
+from annotations.history.filters import FILTERS
 from annotations.models import AnnotationSession, DatasetLevel
 from annotations.review import services as reviews
 from annotations.runs.services import RequestError, build_options, create_session, start_session
@@ -53,19 +54,11 @@ from annotations.selectors import visible_sessions, with_record_relations
 
 logger = logging.getLogger(__name__)
 
+# The history filters' parameters, from their one declaration.
 FILTER_PARAMETERS = [
-    OpenApiParameter("status", str, description="Session status: queued, running, succeeded, invalid, "
-                                                "failed, cancelled."),
-    OpenApiParameter("q", str, description="Text search in descriptions and annotations."),
-    OpenApiParameter("user", str, description="Owner's username (reviewers and staff)."),
-    OpenApiParameter("reviewed", str, enum=["unrated", "reviewed"], description="Review state."),
-    OpenApiParameter("verdict", str, enum=["accept", "needs-fix", "reject"], description="Review verdict."),
-    OpenApiParameter("min_rating", float, description="Minimum mean rating, 1 to 5."),
-    OpenApiParameter("valid", str, enum=["valid", "invalid", "unknown"], description="Annotation validity."),
-    OpenApiParameter("schema_version", str, description="HED schema version."),
-    OpenApiParameter("date_from", OpenApiTypes.DATE, description="Created on or after this day."),
-    OpenApiParameter("date_to", OpenApiTypes.DATE, description="Created on or before this day."),
-]
+    OpenApiParameter(f.name, f.api_type, description=f.help,
+                     enum=[value for value, _ in f.choices()] if f.enum and f.choices else None)
+    for f in FILTERS]
 
 
 def _visible_session(request: Request, pk: Any) -> AnnotationSession:

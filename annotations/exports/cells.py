@@ -19,8 +19,3 @@ def neutralise(value: str) -> str:
     if value.startswith(FORMULA_PREFIXES) and not _NUMBER.fullmatch(value):
         return "'" + value
     return value
-
-
-def restore(value: str) -> str:
-    """The value :func:`neutralise` was given (for a spreadsheet read back in)."""
-    return value[1:] if value.startswith("'") and value[1:].startswith(FORMULA_PREFIXES) else value

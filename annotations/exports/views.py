@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 from annotations.access import can_see_all
 from annotations.exports.formats import FilterError, check_format, export_response, sessions_for_export
 from annotations.exports.forms import ExportForm
-from annotations.history.forms import history_filter_fields
+from annotations.history.filters import filter_fields
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +33,6 @@ def export(request: HttpRequest) -> HttpResponse:
             logger.info("%s exported %s with %s", request.user, fmt.name, dict(request.GET.items()))
             return export_response(request, fmt, qs)
     context = {"form": form, "errors": errors, "search": request.GET.get("q", ""),
-               "fields": history_filter_fields(request.GET, show_user=can_see_all(request.user))}
+               "fields": filter_fields(request.GET, show_user=can_see_all(request.user))}
     return render(request, "annotations/exports/export.html", context,
                   status=400 if form.is_bound and (errors or form.errors) else 200)

@@ -1,4 +1,5 @@
-"""History filters shared by the history page, exports and the API.
+"""The history filters, declared once: the history page's filter bar, the export page, the API's
+parameters and their OpenAPI text and every error message come from :data:`FILTERS`.
 
 ``filter_sessions(qs, params)`` takes plain query parameters (a QueryDict works) and returns the
 filtered queryset and a dict of field -> message for every value it could not use.  Unknown
@@ -8,20 +9,17 @@ parameters are ignored, so callers may pass their whole query string.
 from __future__ import annotations
 
 import datetime as dt
-import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connections, router
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from agents.schema import available_versions
 from annotations.errors import sentence
 from annotations.models import AnnotationSession, SessionStatus, Verdict
-
-FILTER_FIELDS = ("q", "status", "valid", "schema_version", "date_from", "date_to", "user", "reviewed",
-                 "verdict", "min_rating")
+from annotations.runs.forms import schema_choices
 
 VALIDITY = {"valid": True, "invalid": False, "unknown": None}
 REVIEWED = ("unrated", "reviewed")
@@ -29,13 +27,76 @@ _VERDICT_FIELDS = {Verdict.ACCEPT: "accept_count", Verdict.NEEDS_FIX: "needs_fix
                    Verdict.REJECT: "reject_count"}
 MAX_QUERY_CHARS = 200
 
-
-def _one_of(name: str, value: str, allowed: Any) -> str:
-    return f"{name}: {value!r} is not one of {', '.join(allowed)}"
+Sessions = QuerySet[AnnotationSession]
 
 
-def _parse_date(value: str) -> dt.date:
-    return dt.date.fromisoformat(value)
+class Invalid(ValueError):
+    """A value a filter cannot use; the message goes after the parameter's name ("'x' is not one of a, b")."""
+
+
+def _one_of(value: str, allowed: Sequence[str]) -> str:
+    if value in allowed:
+        return value
+    raise Invalid(f"{value!r} is not one of {', '.join(allowed)}")
+
+
+@dataclass(frozen=True)
+class HistoryFilter:
+    """One filter: its parameter, how the filter bar and the API describe it, and how it filters."""
+
+    name: str
+    label: str  # on the filter bar, and in messages, so a message names what the user sees
+    kind: str  # how the bar shows it: "search" (a box of its own), "select", "date" or "text"
+    help: str  # the API's description of the parameter
+    apply: Callable[[Sessions, Any], Sessions]  # the queryset narrowed by a parsed value
+    # The parsed value from the parameter's (non-empty) text, raising Invalid; by default one of choices.
+    parse: Callable[[str], Any] | None = None
+    choices: Callable[[], Sequence[tuple[str, str]]] | None = None  # a select's options, besides "Any"
+    api_type: type = str  # the value's type in the API schema
+    enum: bool = False  # the API schema lists the choices
+    indexed: bool = False  # a COUNT of what it selects reads an index only (no table scan)
+    sees_all_only: bool = False  # on the bar only for users who see every run
+    not_before: str = ""  # a filter whose value this one's must not precede; when it does, neither applies
+
+    def value(self, params: Mapping[str, Any]) -> str:
+        return str(params.get(self.name) or "").strip()
+
+    def parsed(self, text: str) -> Any:
+        if self.parse is not None:
+            return self.parse(text)
+        assert self.choices is not None, self.name
+        return _one_of(text, [value for value, _ in self.choices()])
+
+    def message(self, text: str) -> str:
+        """'Min rating (min_rating): …': the label the page shows, the parameter the API and command
+        line take, and a full sentence."""
+        named = self.label if self.label.lower() == self.name else f"{self.label} ({self.name})"
+        return sentence(f"{named}: {text}")
+
+    def field(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The filter bar's field as plain data (name, label, kind, value and a select's choices)."""
+        field: dict[str, Any] = {"name": self.name, "label": self.label, "kind": self.kind,
+                                 "value": str(params.get(self.name) or "")}
+        if self.choices is not None:
+            field["choices"] = [("", "Any"), *self.choices()]
+        return field
+
+
+def _search(q: str) -> str:
+    if len(q) > MAX_QUERY_CHARS:
+        raise Invalid(f"the search is {len(q)} characters; the limit is {MAX_QUERY_CHARS}")
+    return q
+
+
+def _schema_version(version: str) -> str:
+    return _one_of(version, available_versions())
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise Invalid(f"{text!r} is not a date (use YYYY-MM-DD)") from None
 
 
 def _day_start(day: dt.date) -> dt.datetime:
@@ -43,328 +104,112 @@ def _day_start(day: dt.date) -> dt.datetime:
     return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
 
 
-def filter_sessions(qs: QuerySet[AnnotationSession],
-                    params: Mapping[str, str]) -> tuple[QuerySet[AnnotationSession], dict[str, str]]:
+# The first and last representable days bound nothing, and the day after the last one (or a time-zone
+# shift of the first) would overflow the date type.
+def _from_day(qs: Sessions, day: dt.date) -> Sessions:
+    return qs.filter(created_at__gte=_day_start(day)) if day > dt.date.min else qs
+
+
+def _to_day(qs: Sessions, day: dt.date) -> Sessions:
+    return qs.filter(created_at__lt=_day_start(day + dt.timedelta(days=1))) if day < dt.date.max else qs
+
+
+def _rating(text: str) -> float:
+    try:
+        minimum = float(text)
+    except ValueError:
+        minimum = -1.0
+    if not 1 <= minimum <= 5:
+        raise Invalid(f"{text!r} is not a number from 1 to 5")
+    return minimum
+
+
+def _reviewed(qs: Sessions, reviewed: str) -> Sessions:
+    return qs.filter(review_count=0) if reviewed == "unrated" else qs.filter(review_count__gt=0)
+
+
+def _validity(qs: Sessions, valid: str) -> Sessions:
+    return qs.filter(is_valid__isnull=True) if VALIDITY[valid] is None else qs.filter(is_valid=VALIDITY[valid])
+
+
+# In the order filter_sessions applies them (the benchmarks' queries depend on it).
+FILTERS: tuple[HistoryFilter, ...] = (
+    HistoryFilter("q", "Search", "search", "Text search in descriptions and annotations.", parse=_search,
+                  apply=lambda qs, q: qs.filter(Q(description__icontains=q) | Q(final_annotation__icontains=q)
+                                                | Q(machine_annotation__icontains=q))),
+    HistoryFilter("status", "Status", "select", f"Session status: {', '.join(SessionStatus.values)}.",
+                  choices=lambda: SessionStatus.choices, apply=lambda qs, status: qs.filter(status=status),
+                  indexed=True),
+    HistoryFilter("valid", "Validity", "select", "Annotation validity.", enum=True, apply=_validity,
+                  choices=lambda: [(k, k.capitalize()) for k in VALIDITY]),
+    HistoryFilter("schema_version", "Schema", "select", "HED schema version.", choices=schema_choices,
+                  parse=_schema_version, apply=lambda qs, version: qs.filter(schema_version=version)),
+    HistoryFilter("date_from", "From", "date", "Created on or after this day.", parse=_date, apply=_from_day,
+                  api_type=dt.date, indexed=True),
+    HistoryFilter("date_to", "To", "date", "Created on or before this day.", parse=_date, apply=_to_day,
+                  api_type=dt.date, indexed=True, not_before="date_from"),
+    # Callers pass a queryset already limited to what the user may see, so this narrows, never widens.
+    HistoryFilter("user", "User", "text", "Owner's username (reviewers and staff).", parse=str,
+                  apply=lambda qs, username: qs.filter(user__username=username), indexed=True, sees_all_only=True),
+    HistoryFilter("reviewed", "Reviewed", "select", "Review state.", enum=True, apply=_reviewed,
+                  choices=lambda: [(k, k.capitalize()) for k in REVIEWED]),
+    HistoryFilter("verdict", "Verdict", "select", "Review verdict.", enum=True, choices=lambda: Verdict.choices,
+                  apply=lambda qs, verdict: qs.filter(**{f"{_VERDICT_FIELDS[verdict]}__gt": 0})),
+    HistoryFilter("min_rating", "Min rating", "select", "Minimum mean rating, 1 to 5.", api_type=float, parse=_rating,
+                  choices=lambda: [(str(n), f"{n}+") for n in range(1, 6)],
+                  apply=lambda qs, minimum: qs.filter(mean_rating__gte=minimum)),
+)
+BY_NAME = {f.name: f for f in FILTERS}
+
+
+def filter_sessions(qs: Sessions, params: Mapping[str, str]) -> tuple[Sessions, dict[str, str]]:
     """Apply every recognised, non-empty filter in *params* to *qs*.
 
     Returns ``(qs, errors)``; *errors* maps a parameter name to a message naming the bad value.
     The queryset still has every valid filter applied when there are errors.
     """
     errors: dict[str, str] = {}
-    value = {k: str(params.get(k) or "").strip() for k in FILTER_FIELDS}
-    for name in FILTER_FIELDS:
-        if "\x00" in value[name]:
+    text = {f.name: f.value(params) for f in FILTERS}
+    for f in FILTERS:
+        if "\x00" in text[f.name]:
             # PostgreSQL rejects NUL in a query parameter (a 500); no stored text can contain one.
-            errors[name] = f"{name}: the value contains a NUL character"
-            value[name] = ""
-
-    if q := value["q"]:
-        if len(q) > MAX_QUERY_CHARS:
-            errors["q"] = f"q: the search is {len(q)} characters; the limit is {MAX_QUERY_CHARS}"
-        else:
-            qs = qs.filter(Q(description__icontains=q) | Q(final_annotation__icontains=q)
-                           | Q(machine_annotation__icontains=q))
-
-    if status := value["status"]:
-        if status in SessionStatus.values:
-            qs = qs.filter(status=status)
-        else:
-            errors["status"] = _one_of("status", status, SessionStatus.values)
-
-    if valid := value["valid"]:
-        if valid in VALIDITY:
-            qs = qs.filter(is_valid__isnull=True) if VALIDITY[valid] is None else qs.filter(
-                is_valid=VALIDITY[valid])
-        else:
-            errors["valid"] = _one_of("valid", valid, VALIDITY)
-
-    if version := value["schema_version"]:
-        from agents.schema import available_versions
-
-        if version in available_versions():
-            qs = qs.filter(schema_version=version)
-        else:
-            errors["schema_version"] = _one_of("schema_version", version, available_versions())
-
-    dates: dict[str, dt.date] = {}
-    for name in ("date_from", "date_to"):
-        if value[name]:
-            try:
-                dates[name] = _parse_date(value[name])
-            except ValueError:
-                errors[name] = f"{name}: {value[name]!r} is not a date (use YYYY-MM-DD)"
-    if "date_from" in dates and "date_to" in dates and dates["date_from"] > dates["date_to"]:
-        errors["date_to"] = "date_to: the end date is before the start date"
-    else:
-        # The first and last representable days bound nothing, and the day after the last one
-        # (or a time-zone shift of the first) would overflow the date type.
-        if "date_from" in dates and dates["date_from"] > dt.date.min:
-            qs = qs.filter(created_at__gte=_day_start(dates["date_from"]))
-        if "date_to" in dates and dates["date_to"] < dt.date.max:
-            qs = qs.filter(created_at__lt=_day_start(dates["date_to"] + dt.timedelta(days=1)))
-
-    if username := value["user"]:
-        # Callers pass a queryset already limited to what the user may see, so this narrows, never widens.
-        qs = qs.filter(user__username=username)
-
-    if reviewed := value["reviewed"]:
-        if reviewed == "unrated":
-            qs = qs.filter(review_count=0)
-        elif reviewed == "reviewed":
-            qs = qs.filter(review_count__gt=0)
-        else:
-            errors["reviewed"] = _one_of("reviewed", reviewed, REVIEWED)
-
-    if verdict := value["verdict"]:
-        if verdict in _VERDICT_FIELDS:
-            qs = qs.filter(**{f"{_VERDICT_FIELDS[verdict]}__gt": 0})
-        else:
-            errors["verdict"] = _one_of("verdict", verdict, Verdict.values)
-
-    if rating := value["min_rating"]:
+            errors[f.name] = f.message("the value contains a NUL character")
+            text[f.name] = ""
+    parsed: dict[str, Any] = {}
+    for f in FILTERS:
+        if not text[f.name]:
+            continue
         try:
-            minimum = float(rating)
-        except ValueError:
-            minimum = -1.0
-        if 1 <= minimum <= 5:
-            qs = qs.filter(mean_rating__gte=minimum)
-        else:
-            errors["min_rating"] = f"min_rating: {rating!r} is not a number from 1 to 5"
-
-    return qs, {name: _readable(name, message) for name, message in errors.items()}
-
-
-# The filters' labels on the history and export pages, so a message names what the user sees.
-LABELS = {"q": "Search", "status": "Status", "valid": "Validity", "schema_version": "Schema",
-          "date_from": "From", "date_to": "To", "user": "User", "reviewed": "Reviewed", "verdict": "Verdict",
-          "min_rating": "Min rating"}
-
-
-def _readable(name: str, message: str) -> str:
-    """'min_rating: ...' as 'Min rating (min_rating): ....': the label the page shows, the parameter
-    the API and command line take, and a full sentence."""
-    prefix = f"{name}: "
-    label = LABELS.get(name, name)
-    if message.startswith(prefix):
-        named = label if label.lower() == name else f"{label} ({name})"
-        message = f"{named}: {message[len(prefix):]}"
-    return sentence(message)
+            parsed[f.name] = f.parsed(text[f.name])
+        except Invalid as exc:
+            errors[f.name] = f.message(str(exc))
+        if f.not_before and f.name in parsed and f.not_before in parsed and parsed[f.not_before] > parsed[f.name]:
+            errors[f.name] = f.message("the end date is before the start date")
+            del parsed[f.name], parsed[f.not_before]
+    for f in FILTERS:
+        if f.name in parsed:
+            qs = f.apply(qs, parsed[f.name])
+    return qs, errors
 
 
 def active_filters(params: Mapping[str, str]) -> dict[str, str]:
     """The non-empty filter parameters, for links that keep the current filters."""
-    return {k: str(params.get(k)).strip() for k in FILTER_FIELDS if str(params.get(k) or "").strip()}
-
-
-@dataclass(frozen=True)
-class CheapPage:
-    """One page of results without a COUNT(*): fetch one row more than shown to learn if there is a next."""
-
-    items: list[Any]
-    number: int
-    per_page: int
-    has_next: bool
-    seen: int = 0  # keys found from the page's offset on (at most per_page + 1)
-    reached_end: bool = False  # True when those were all there are: the total is known
-
-    @property
-    def has_previous(self) -> bool:
-        return self.number > 1
-
-    @property
-    def start_index(self) -> int:
-        return (self.number - 1) * self.per_page + 1 if self.items else 0
-
-    @property
-    def end_index(self) -> int:
-        return (self.number - 1) * self.per_page + len(self.items)
-
-
-MAX_PAGE = 100_000
-
-
-def parse_page(raw: str | None) -> int:
-    """The page number from a query value; raises ValueError with a message naming it."""
-    text = (raw or "1").strip() or "1"
-    if not text.isdigit() or not 1 <= int(text) <= MAX_PAGE:
-        raise ValueError(f"Page: {text!r} is not a page number from 1 to {MAX_PAGE}.")
-    return int(text)
-
-
-PER_PAGE_CHOICES = (25, 50, 100, 200)
-DEFAULT_PER_PAGE = 50
-
-
-def parse_per_page(raw: str | None) -> int:
-    """The page size from a query value; raises ValueError with a message naming it."""
-    text = (raw or "").strip()
-    if not text:
-        return DEFAULT_PER_PAGE
-    if not text.isdigit() or int(text) not in PER_PAGE_CHOICES:
-        raise ValueError(f"Page size (per_page): {text!r} is not one of {', '.join(map(str, PER_PAGE_CHOICES))}.")
-    return int(text)
-
-
-# Filters a COUNT answers from an index (status and date ranges, a user's own runs); the others
-# (text search, validity, schema, reviews) make it scan the table.
-INDEXED_FILTERS = frozenset({"status", "date_from", "date_to", "user"})
+    return {f.name: value for f in FILTERS if (value := f.value(params))}
 
 
 def counts_from_index(params: Mapping[str, str]) -> bool:
     """True when counting the sessions these filters select needs no table scan."""
-    return set(active_filters(params)) <= INDEXED_FILTERS
+    return all(BY_NAME[name].indexed for name in active_filters(params))
 
 
-def page_total(qs: QuerySet[Any], page: CheapPage) -> int:
-    """The exact number of rows of *qs*, for filters that count from an index: free when the page's
-    keys query reached the end, else one COUNT(*) on the index."""
-    if page.reached_end:
-        return (page.number - 1) * page.per_page + page.seen
-    return qs.order_by().count()
+_BAR_ORDER = ("select", "date", "text")  # the bar shows the choices first, then the dates, then free text
 
 
-def estimated_rows(model: type[Model]) -> int | None:
-    """The database's own estimate of how many rows *model*'s table holds, without counting them:
-    PostgreSQL's ``reltuples`` (from the last VACUUM or ANALYZE, which autovacuum keeps fresh) scaled
-    to the table's present size the way the planner does.  None on other databases and for a table
-    never analysed."""
-    connection = connections[router.db_for_read(model)]
-    if connection.vendor != "postgresql":
-        return None
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT reltuples, relpages, pg_relation_size(oid) / current_setting('block_size')::int "
-                       "FROM pg_class WHERE oid = to_regclass(%s)", [connection.ops.quote_name(model._meta.db_table)])
-        found = cursor.fetchone()
-    if found is None:
-        return None
-    tuples, pages, current_pages = found
-    if tuples < 0 or (pages == 0 and tuples > 0):  # never analysed
-        return None
-    return round(tuples / pages * current_pages) if pages > 0 else round(tuples)
+def filter_fields(params: Mapping[str, str], *, show_user: bool) -> list[dict[str, Any]]:
+    """The filter bar of the history and export pages as plain data, the search box aside.
 
-
-def about(number: int) -> int:
-    """An estimate rounded to three significant figures, so it does not pretend to be a count."""
-    digits = len(str(abs(number)))
-    return round(number, -(digits - 3)) if digits > 3 else number
-
-
-def collect_keys(qs: QuerySet[Any], limit: int) -> list[Any] | None:
-    """Every key of *qs*, newest first (ties by key), when there are at most *limit*; None when there are more.
-
-    For filters that scan the table (a text search): one unordered scan that stops at the
-    (limit + 1)-th match.  A rare search is found, sorted and counted in that one pass, where
-    walking the date index to fill a page and then counting would read the table twice over
-    (benchmarks/history_page.py); a broad one stops early and says "more than *limit*".
+    Not a Django form: widget templates cost milliseconds per field per request, and the
+    checking is filter_sessions' job anyway.
     """
-    found = list(qs.order_by().values_list("pk", "created_at")[:limit + 1])
-    if len(found) > limit:
-        return None
-    found.sort(key=lambda row: str(row[0]))
-    found.sort(key=lambda row: row[1], reverse=True)  # stable: ties stay in key order, as ORDERING has them
-    return [pk for pk, _ in found]
-
-
-# The history's order, newest first; the key breaks ties so that a cursor is a place in it.  On
-# PostgreSQL the index (created_at DESC, id) of migration 0007 is exactly this order.
-ORDERING = ("-created_at", "pk")
-
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-
-
-@dataclass(frozen=True)
-class Cursor:
-    """A row's place in ORDERING, carried by the pager's links to deep pages (``after``: the last row
-    shown, for the next page; ``before``: the first row shown, for the previous one), so such a page
-    starts from the index at that place instead of skipping every row before it (OFFSET)."""
-
-    created_at: dt.datetime
-    pk: uuid.UUID
-
-    @classmethod
-    def of(cls, obj: Any) -> Cursor:
-        return cls(obj.created_at, obj.pk)
-
-    @property
-    def token(self) -> str:
-        delta = self.created_at - _EPOCH
-        micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-        return f"{micros}.{self.pk.hex}"
-
-    @classmethod
-    def parse(cls, raw: str | None) -> Cursor | None:
-        """The cursor in a link, or None for a missing or malformed one (the page number still holds)."""
-        micros, dot, key = (raw or "").strip().partition(".")
-        if not dot or not micros.lstrip("-").isdigit() or len(micros) > 19:
-            return None
-        try:
-            return cls(_EPOCH + dt.timedelta(microseconds=int(micros)), uuid.UUID(hex=key))
-        except (ValueError, OverflowError):
-            return None
-
-
-def _seek(qs: QuerySet[Any], cursor: Cursor, *, older: bool) -> QuerySet[Any]:
-    """The rows of *qs* after (older) or before (newer) *cursor* in ORDERING.  The bound on created_at
-    alone is what an index range starts from; the key only settles ties at that one instant."""
-    if older:
-        return qs.filter(created_at__lte=cursor.created_at).filter(
-            Q(created_at__lt=cursor.created_at) | Q(pk__gt=cursor.pk))
-    return qs.filter(created_at__gte=cursor.created_at).filter(
-        Q(created_at__gt=cursor.created_at) | Q(pk__lt=cursor.pk))
-
-
-# From this offset on, an OFFSET on a database without an index in ORDERING (SQLite: its created_at
-# index does not hold the key that breaks ties) is found in steps; see _offset_keys.
-SPLIT_OFFSET_FROM = 1000
-
-
-def _offset_keys(qs: QuerySet[Any], offset: int, limit: int) -> list[Any]:
-    """The keys at *offset* of *qs* (ordered by ORDERING).
-
-    On PostgreSQL one OFFSET query that walks the (created_at DESC, id) index alone.  SQLite's index
-    has created_at only, so sorting by the key too would read every skipped row from the table (100,000
-    sessions: 4 ms became 84 ms at offset 50,000); there the created_at at the offset and the count of
-    newer rows come from the index alone, and only the rows from that instant on are sorted by key.
-    """
-    if offset < SPLIT_OFFSET_FROM or connections[qs.db].vendor == "postgresql":
-        return list(qs.values_list("pk", flat=True)[offset:offset + limit])
-    instant = list(qs.order_by("-created_at").values_list("created_at", flat=True)[offset:offset + 1])
-    if not instant:
-        return []
-    newer = qs.filter(created_at__gt=instant[0]).order_by().count()
-    start = max(0, offset - newer)  # the rows of that instant that come before the offset
-    return list(qs.filter(created_at__lte=instant[0]).values_list("pk", flat=True)[start:start + limit])
-
-
-def cheap_page(qs: QuerySet[Any], number: int, per_page: int = 50, *,
-               rows: QuerySet[Any] | None = None, keys: list[Any] | None = None,
-               after: Cursor | None = None, before: Cursor | None = None) -> CheapPage:
-    """One page of *qs* (ordered by ORDERING) in two steps: the page's keys, then its rows.
-
-    The keys query carries the offset, so a deep page walks only the ordering index instead of
-    reading (and joining) every row it skips; *rows* (default: all of the model) loads the page's
-    rows with whatever select_related/only the caller wants.  *keys*: every key already in order
-    (see collect_keys), so no keys query at all.  *after* / *before*: the page is the one that
-    follows / precedes that row (a pager link's cursor), found from the index without an offset;
-    *number* then only labels it.
-    """
-    offset = (number - 1) * per_page
-    if keys is not None:
-        window = keys[offset:offset + per_page + 1]
-    elif after is not None:
-        window = list(_seek(qs, after, older=True).values_list("pk", flat=True)[:per_page + 1])
-    elif before is not None:
-        window = list(_seek(qs, before, older=False).reverse().values_list("pk", flat=True)[:per_page])[::-1]
-    else:
-        window = _offset_keys(qs, offset, per_page + 1)
-    seen = len(window)
-    # A page before a cursor has the cursor's row (and the page it came from) after it.
-    has_next = seen > per_page or (before is not None and keys is None)
-    window = window[:per_page]
-    source = rows if rows is not None else qs.model._default_manager.all()
-    by_key = {obj.pk: obj for obj in source.filter(pk__in=window)} if window else {}
-    items = [by_key[k] for k in window if k in by_key]
-    # Past the end (an empty page after the first) says nothing about where the end is.
-    reached_end = not has_next and (seen > 0 or number == 1)
-    return CheapPage(items=items, number=number, per_page=per_page, has_next=has_next, seen=seen,
-                     reached_end=reached_end)
+    shown = [f for f in FILTERS if f.kind in _BAR_ORDER and (show_user or not f.sees_all_only)]
+    return [f.field(params) for f in sorted(shown, key=lambda f: _BAR_ORDER.index(f.kind))]

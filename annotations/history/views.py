@@ -15,24 +15,21 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
 from annotations.access import can_see_all
-from annotations.history.filters import (
+from annotations.history.filters import active_filters, counts_from_index, filter_fields, filter_sessions
+from annotations.history.pager import (
     DEFAULT_PER_PAGE,
     ORDERING,
     PER_PAGE_CHOICES,
     CheapPage,
     Cursor,
     about,
-    active_filters,
     cheap_page,
     collect_keys,
-    counts_from_index,
     estimated_rows,
-    filter_sessions,
     page_total,
     parse_page,
     parse_per_page,
 )
-from annotations.history.forms import history_filter_fields
 from annotations.models import AnnotationSession
 from annotations.selectors import visible_sessions
 
@@ -45,7 +42,7 @@ COUNT_LIMIT = 1000
 # "about N" from the table's statistics instead.  Below it a COUNT on the created_at index is cheap.
 ESTIMATE_ABOVE = 200_000
 
-# Pager links to pages past this many rows carry a cursor (filters.Cursor): the next page then starts
+# Pager links to pages past this many rows carry a cursor (pager.Cursor): the next page then starts
 # from the index at the last row shown, in constant time, where OFFSET walks every row before it.
 # Nearer pages keep plain "?page=N" links (an OFFSET of 10,000 index entries costs about a millisecond).
 CURSOR_FROM = 10_000
@@ -157,6 +154,14 @@ def _page_and_total(qs: Any, params: Any, number: int, per_page: int) -> tuple[C
     return page, max(COUNT_LIMIT, page.end_index), "more than"
 
 
+def _where(page: CheapPage, total: int, qualifier: str) -> str:
+    """The pager's middle text: rows 51 to 100 "of about 1,200,000", or "3 runs" on an empty page."""
+    counted = f"{qualifier} {total:,}" if qualifier else f"{total:,}"
+    if page.items:
+        return f"{page.start_index:,}\N{EN DASH}{page.end_index:,} of {counted}"
+    return f"{counted} run{'' if total == 1 else 's'}"
+
+
 def _pager_links(page: CheapPage, base: dict[str, Any]) -> tuple[str, str]:
     """The query strings of the "Newer" and "Older" links ("" for none), with a cursor past CURSOR_FROM."""
     newer = older = ""
@@ -197,7 +202,7 @@ def history(request: HttpRequest) -> HttpResponse:
     show_usage = any(r.tokens for r in rows)
     newer_query, older_query = _pager_links(page, {**filters, **size_query}) if page else ("", "")
     context: dict[str, Any] = {
-        "fields": history_filter_fields(request.GET, show_user=sees_all),
+        "fields": filter_fields(request.GET, show_user=sees_all),
         "search": request.GET.get("q", ""),
         "errors": errors,
         "page": page,
@@ -207,6 +212,7 @@ def history(request: HttpRequest) -> HttpResponse:
         # Pager links keep the filters and page size (the export link needs neither size nor cursor).
         "newer_query": newer_query,
         "older_query": older_query,
+        "where": _where(page, total, qualifier) if page else "",
         "per_page": per_page,
         "sizes": [{"size": n, "query": urlencode({**filters, "per_page": n})} for n in PER_PAGE_CHOICES],
         "total": total,

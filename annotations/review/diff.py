@@ -38,10 +38,3 @@ def tag_diff(before: str, after: str) -> list[DiffPart]:
         parts.extend(DiffPart("removed", t) for t in old[i1:i2])
         parts.extend(DiffPart("added", t) for t in new[j1:j2])
     return parts
-
-
-def changed_tags(before: str, after: str) -> tuple[list[str], list[str]]:
-    """(added, removed) tags, punctuation left out."""
-    parts = tag_diff(before, after)
-    return ([p.text for p in parts if p.op == "added" and p.is_tag],
-            [p.text for p in parts if p.op == "removed" and p.is_tag])

@@ -103,14 +103,6 @@ def request_review(session: AnnotationSession, user: Any) -> AnnotationSession:
     return session
 
 
-def delete_review(session: AnnotationSession, reviewer: Any) -> bool:
-    with transaction.atomic():
-        _lock(session)
-        deleted, _ = Review.objects.filter(session=session, reviewer=reviewer).delete()
-        recompute_summary(session)
-    return bool(deleted)
-
-
 def _lock(session: AnnotationSession) -> None:
     AnnotationSession.objects.select_for_update().filter(pk=session.pk).values_list("pk").first()
 

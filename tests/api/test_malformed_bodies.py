@@ -20,7 +20,7 @@ from annotations.datasets import services
 from annotations.datasets.bids.archive import read_uploads
 from annotations.models import DatasetColumn, DatasetLevel
 from tests.datasets.conftest import EVENTS, SIDECAR
-from tests.review.factories import make_session
+from tests.support.reviews import make_session
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from annotations.models import AnnotationSession, Review, Revision, SessionStatus
-from tests.review.factories import INVALID_HED, VALID_HED, make_session
+from tests.support.reviews import INVALID_HED, VALID_HED, make_session
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from annotations.datasets.bids.archive import read_uploads
 from annotations.datasets.services import import_dataset
 from annotations.models import AnnotationSession, DatasetLevel, SessionStatus
 from annotations.review import services as reviews
-from tests.review.factories import add_run_details, make_session
+from tests.support.reviews import add_run_details, make_session
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from tests.review.factories import INVALID_HED, VALID_HED, make_session
+from tests.support.reviews import INVALID_HED, VALID_HED, make_session
 
 pytestmark = pytest.mark.django_db
 

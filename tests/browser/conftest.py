@@ -93,7 +93,7 @@ def _server_env(database_url: str, media: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("HEDIT_LLM_") and k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
     env.update({
-        "DJANGO_SETTINGS_MODULE": "hedit_site.settings",
+        "DJANGO_SETTINGS_MODULE": "tests.settings",  # the test users' password hasher too
         "DATABASE_URL": database_url,  # the test database, not the development one
         "HEDIT_MEDIA_ROOT": str(media),
         "HEDIT_TASK_BACKEND": "thread",  # embedded mode: runs inside the web process, as in production

@@ -11,7 +11,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from annotations.models import AnnotationSession, Review, Revision
-from tests.review.factories import INVALID_HED, make_session
+from tests.support.reviews import INVALID_HED, make_session
 
 CORRECTED = "Sensory-event, Visual-presentation, (Image, Face)"
 

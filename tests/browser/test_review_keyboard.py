@@ -8,7 +8,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from annotations.models import AnnotationSession, Review, Revision
-from tests.review.factories import VALID_HED, make_session
+from tests.support.reviews import VALID_HED, make_session
 
 BROKEN = "Experiment-structure, (Onset, Blah"
 

@@ -17,14 +17,13 @@ from annotations.exports import formats as exports
 from annotations.models import AnnotationSession
 from annotations.review import services as reviews
 from annotations.selectors import with_record_relations
-from tests.review.factories import INVALID_HED, VALID_HED, add_run_details, make_session
+from tests.support.reviews import INVALID_HED, VALID_HED, add_run_details, make_session
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords_and_fresh_throttle(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def _fresh_throttle():
     cache.clear()
     yield
     cache.clear()

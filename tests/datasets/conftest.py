@@ -30,11 +30,6 @@ SIDECAR = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def small_files() -> DatasetFiles:
     """Two runs of one task, a root sidecar with Levels and Units, and a HEDVersion."""

@@ -9,6 +9,7 @@ import zipfile
 
 import pytest
 
+from annotations.datasets.bids import tsv
 from annotations.datasets.bids.archive import DatasetError, read_folder, read_uploads, read_zip
 from annotations.datasets.bids.limits import LimitExceeded, UploadLimits
 from tests.datasets.helpers import zip_bytes
@@ -22,7 +23,7 @@ def test_good_zip_is_read_with_its_top_folder_stripped():
                                 "study/dataset_description.json": b'{"Name": "s", "HEDVersion": "8.3.0"}'}))
     assert files.paths() == ["dataset_description.json", "sub-01/eeg/sub-01_task-a_events.tsv",
                              "task-a_events.json"]
-    assert files.tsv_rows("sub-01/eeg/sub-01_task-a_events.tsv")[1] == ["1.0", "n/a", "left"]
+    assert list(tsv.rows(files.texts["sub-01/eeg/sub-01_task-a_events.tsv"]))[1] == ["1.0", "n/a", "left"]
 
 
 def test_oversized_archive_is_refused():
@@ -119,7 +120,7 @@ def test_non_utf8_is_refused():
 
 def test_utf8_bom_is_accepted():
     files = read_uploads([("sub-01_task-a_events.tsv", b"\xef\xbb\xbf" + GOOD_TSV)])
-    assert files.tsv_rows("sub-01_task-a_events.tsv")[0] == ["onset", "duration", "cue"]
+    assert next(tsv.rows(files.texts["sub-01_task-a_events.tsv"])) == ["onset", "duration", "cue"]
 
 
 def test_sidecar_that_is_not_json_is_refused():

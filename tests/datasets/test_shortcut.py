@@ -8,7 +8,7 @@ from django.urls import reverse
 from annotations.datasets import services
 from annotations.datasets.selectors import level_states
 from annotations.models import AnnotationSession, DatasetLevel, Review, SessionStatus
-from tests.review.factories import make_session
+from tests.support.reviews import make_session
 
 pytestmark = pytest.mark.django_db
 

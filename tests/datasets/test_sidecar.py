@@ -16,12 +16,21 @@ from annotations.datasets.bids.sidecar import (
     MissingAnnotation,
     build_sidecar,
     sidecar_to_spreadsheet,
-    spreadsheet_to_hed,
     validate_sidecar,
     validate_task,
     write_dataset_zip,
 )
 from tests.datasets.helpers import DATA, DATASETS, strip_hed, zip_folder
+
+
+def spreadsheet_to_hed(text: str) -> dict:
+    """The 4-column TSV read back into a sidecar as hedtools reads it (``df_to_hed``)."""
+    import pandas as pd
+    from hed.tools.analysis.annotation_util import df_to_hed
+
+    frame = pd.read_csv(io.StringIO(text), sep="\t", dtype=str, keep_default_na=False)
+    return df_to_hed(frame, description_tag=False)
+
 
 DEFINITION_KEYS = {"eeg_ds003645s_hed_demo": ["hed_def_sensory", "hed_def_actions", "hed_def_conds"],
                    "eeg_ds004106s_hed": ["hed_defs"], "eeg_ds002893s_hed_attention_shift": []}

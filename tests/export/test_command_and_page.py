@@ -15,7 +15,7 @@ from django.urls import reverse
 from annotations.exports import formats as exports
 from annotations.models import AnnotationSession
 from annotations.review import services as reviews
-from tests.review.factories import make_session
+from tests.support.reviews import make_session
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from annotations.exports import formats as exports
 from annotations.exports.keyset import keyset_pages
 from annotations.models import AnnotationSession
 from annotations.review import services as reviews
-from tests.review.factories import INVALID_HED, VALID_HED, add_run_details, make_session
+from tests.support.reviews import INVALID_HED, VALID_HED, add_run_details, make_session
 
 pytestmark = pytest.mark.django_db
 

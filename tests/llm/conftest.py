@@ -15,7 +15,7 @@ import pytest
 
 from agents.llm.openai_model import OpenAIChatModel
 from agents.llm.providers import ProviderConfig
-from tests.llm.fake_server import FakeOpenAI
+from tests.support.fake_openai import FakeOpenAI
 from tests.support.processes import free_port, stop
 
 SERVER_START_DEADLINE_S = 180.0

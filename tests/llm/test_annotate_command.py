@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from tests.llm.fake_server import FakeOpenAI
 from tests.support.db import shared_database_url
+from tests.support.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agents.llm.base import LLMError
-from agents.llm.cache import MemoryCache
-from tests.llm.fake_server import FakeOpenAI, Reply, closed_port_url
+from tests.support.fake_openai import FakeOpenAI, Reply, closed_port_url
+from tests.support.memory_cache import MemoryCache
 
 MESSAGES = [{"role": "system", "content": "Rules."}, {"role": "user", "content": "Annotate: a red circle."}]
 

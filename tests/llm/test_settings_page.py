@@ -14,7 +14,7 @@ from annotations.llm.client import chat_model_for
 from annotations.llm.crypto import encrypt_secret
 from annotations.llm.status import PING_MAX_TOKENS, run_llm_for
 from annotations.models import UserLLMSettings
-from tests.llm.fake_server import FakeOpenAI, closed_port_url
+from tests.support.fake_openai import FakeOpenAI, closed_port_url
 
 pytestmark = pytest.mark.django_db
 

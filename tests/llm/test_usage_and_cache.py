@@ -12,7 +12,7 @@ from agents.llm.pricing import cost_usd, parse_prices, price_for
 from agents.llm.providers import resolve_config, values_from_env
 from annotations.llm.client import chat_model_for, server_values
 from annotations.models import LLMResponseCache
-from tests.llm.fake_server import Reply
+from tests.support.fake_openai import Reply
 
 MESSAGES = [{"role": "user", "content": "Annotate: a tone."}]
 

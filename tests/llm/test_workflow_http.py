@@ -7,7 +7,7 @@ import json
 
 from agents.state import WorkflowOptions
 from agents.workflow import StimulusImage, run_workflow
-from tests.llm.fake_server import Recorded, Reply, closed_port_url
+from tests.support.fake_openai import Recorded, Reply, closed_port_url
 
 # A 1x1 PNG.
 PNG = base64.b64decode("iVBORw0KGBgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQ"

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from annotations.history.filters import filter_sessions
 from annotations.models import AnnotationSession, SessionStatus
-from tests.portal.factories import make_session
+from tests.support.runs import make_session
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from annotations.history.filters import Cursor
+from annotations.history.pager import Cursor
 from annotations.models import AnnotationSession
 from tests.portal.test_history import bulk_sessions, rows
 
@@ -110,8 +110,8 @@ def test_cursor_tokens_round_trip() -> None:
 
 
 def test_deep_offsets_on_sqlite_give_the_same_keys_with_ties(user, monkeypatch) -> None:
-    """SQLite finds a deep OFFSET in steps (filters._offset_keys); ties of created_at must not move rows."""
-    from annotations.history import filters
+    """SQLite finds a deep OFFSET in steps (pager._offset_keys); ties of created_at must not move rows."""
+    from annotations.history import pager as filters
 
     monkeypatch.setattr(filters, "SPLIT_OFFSET_FROM", 0)
     made = AnnotationSession.objects.bulk_create(

@@ -12,7 +12,8 @@ from django.db import connection, reset_queries
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotations.history.filters import about, estimated_rows, filter_sessions
+from annotations.history.filters import filter_sessions
+from annotations.history.pager import about, estimated_rows
 from annotations.models import AnnotationSession
 from tests.portal.test_history import bulk_sessions
 

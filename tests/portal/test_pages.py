@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotations.models import AnnotationSession, SessionStatus
-from tests.portal.factories import add_steps, make_session
+from tests.support.runs import add_steps, make_session
 
 pytestmark = pytest.mark.django_db
 
@@ -96,7 +96,7 @@ def test_annotate_stores_queues_and_redirects(client, user, django_capture_on_co
 
 def test_annotate_with_image(client, user, django_capture_on_commit_callbacks, settings, tmp_path) -> None:
     settings.MEDIA_ROOT = tmp_path
-    # An image needs a vision model (tests/portal/test_polish.py: refused without one).
+    # An image needs a vision model (tests/portal/test_images_need_a_vision_model.py: refused without one).
     settings.HEDIT_LLM = {"BASE_URL": "http://server.example/v1", "MODEL": "m", "AGENT_MODELS": {"vision": "eyes"}}
     client.force_login(user)
     with django_capture_on_commit_callbacks(execute=False):

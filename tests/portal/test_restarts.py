@@ -9,8 +9,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from annotations.models import AgentStepRecord
-from tests.portal.factories import add_steps, make_session
 from tests.portal.test_consumers import connect, cookie_for
+from tests.support.runs import add_steps, make_session
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

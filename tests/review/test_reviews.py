@@ -10,7 +10,7 @@ from django.utils import timezone
 from annotations.models import AnnotationSession, Review, Revision, SessionStatus
 from annotations.review import services as reviews
 from annotations.review.queue import queue_neighbours, review_queue
-from tests.review.factories import INVALID_HED, OTHER_VALID_HED, VALID_HED, make_session
+from tests.support.reviews import INVALID_HED, OTHER_VALID_HED, VALID_HED, make_session
 
 pytestmark = pytest.mark.django_db
 
@@ -45,14 +45,6 @@ def test_second_review_by_same_reviewer_replaces_the_first(user, reviewer):
     stored = AnnotationSession.objects.get(pk=session.pk)
     assert Review.objects.filter(session=session).count() == 1
     assert (stored.review_count, stored.mean_rating, stored.accept_count, stored.reject_count) == (1, 5.0, 1, 0)
-
-
-def test_deleting_a_review_recomputes(user, reviewer):
-    session = make_session(user)
-    reviews.submit_review(session, reviewer, rating=4, verdict="accept")
-    assert reviews.delete_review(session, reviewer)
-    stored = AnnotationSession.objects.get(pk=session.pk)
-    assert (stored.review_count, stored.mean_rating, stored.accept_count) == (0, None, 0)
 
 
 def test_tied_verdicts_have_no_majority(user, reviewer, second_reviewer):

@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 import redis
 
-from tests.llm.fake_server import FakeOpenAI, Recorded
+from tests.support.fake_openai import FakeOpenAI, Recorded
 
 ROOT = Path(__file__).resolve().parents[2]
 PG_ADMIN = os.environ.get("HEDIT_TEST_PG_ADMIN", "postgres://postgres@127.0.0.1:5432/postgres")

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
-from agents.llm.cache import MemoryCache, request_key
+from agents.llm.cache import request_key
 from agents.llm.openai_model import OpenAIChatModel
 from agents.llm.providers import ProviderConfig
+from tests.support.memory_cache import MemoryCache
 
 MESSAGES = [{"role": "user", "content": "A red circle."}]
 

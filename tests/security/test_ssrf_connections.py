@@ -12,7 +12,7 @@ from agents.llm.base import LLMError
 from agents.llm.endpoints import AllowList, UnsafeEndpoint, check_endpoint_url, is_internal
 from agents.llm.openai_model import OpenAIChatModel
 from agents.llm.providers import ProviderConfig, resolve_config
-from tests.llm.fake_server import Reply, closed_port_url
+from tests.support.fake_openai import Reply, closed_port_url
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

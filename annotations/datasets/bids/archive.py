@@ -75,10 +75,6 @@ class DatasetFiles:
     def json(self, path: str) -> Any:
         return json.loads(self.texts[path])
 
-    def tsv_rows(self, path: str) -> list[list[str]]:
-        """The rows of a TSV, header first, as hedtools reads them."""
-        return list(tsv.rows(self.texts[path]))
-
     def scan(self, path: str, limits: UploadLimits | None = None) -> tsv.TableScan:
         """One pass over an events file (made when it was read; made now for files from elsewhere)."""
         if path not in self.scans:

@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from hed.errors import ErrorContext, ErrorSeverity
 from hed.models import Sidecar, TabularInput
-from hed.tools.analysis.annotation_util import df_to_hed, hed_to_df
+from hed.tools.analysis.annotation_util import hed_to_df
 
 from annotations.datasets.bids import delays
 from annotations.datasets.bids.archive import EVENTS_JSON_SUFFIX, DatasetFiles, check_member_name, is_symlink
@@ -250,19 +250,6 @@ def sidecar_to_spreadsheet(sidecar: dict[str, Any], *, cell: Callable[[str], str
     if cell is not None:
         frame = frame.map(lambda value: cell(value) if isinstance(value, str) else value)
     return frame.to_csv(sep="\t", index=False, lineterminator="\n")
-
-
-def spreadsheet_to_hed(text: str, *, cell: Callable[[str], str] | None = None) -> dict[str, Any]:
-    """A 4-column TSV back to a sidecar-like dict (hedtools' ``df_to_hed``), e.g. after editing offline.
-
-    *cell*, when given, reads every cell back (undoing what :func:`sidecar_to_spreadsheet`'s *cell* did).
-    """
-    import pandas as pd
-
-    frame = pd.read_csv(io.StringIO(text), sep="\t", dtype=str, keep_default_na=False)
-    if cell is not None:
-        frame = frame.map(cell)
-    return df_to_hed(frame, description_tag=False)
 
 
 def _replaced(path: str, tasks: set[str]) -> bool:

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from annotations.models import AnnotationSession, Revision, SessionStatus
 from annotations.review import services as reviews
-from tests.review.factories import OTHER_VALID_HED, VALID_HED, make_session
+from tests.support.reviews import OTHER_VALID_HED, VALID_HED, make_session
 
 pytestmark = pytest.mark.django_db
 

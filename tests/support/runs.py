@@ -1,4 +1,4 @@
-"""Stored sessions and steps for portal tests, written straight to the database."""
+"""Stored sessions and steps, written straight to the database (history, pages, sockets, exports)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,56 @@
+"""Settings the environment gets wrong load anyway and are reported by Django's system checks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from annotations.checks import check_llm_constraint, check_task_backend
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_known_task_backend_passes(settings):
+    settings.HEDIT_TASK_BACKEND = "database"
+    assert check_task_backend() == []
+
+
+def test_an_unknown_task_backend_is_reported(settings):
+    settings.HEDIT_TASK_BACKEND = "celery"
+    (error,) = check_task_backend()
+    assert error.id == "annotations.E002" and "'celery'" in error.msg and "thread" in error.msg
+
+
+@pytest.mark.parametrize("constraint", ["none", "json_schema", "JSON-SCHEMA", "llama_cpp", "llamacpp", "auto", ""])
+def test_a_known_llm_constraint_passes(settings, constraint):
+    settings.HEDIT_LLM = {**settings.HEDIT_LLM, "CONSTRAINT": constraint}
+    assert check_llm_constraint() == []
+
+
+def test_an_unknown_llm_constraint_is_reported(settings):
+    settings.HEDIT_LLM = {**settings.HEDIT_LLM, "CONSTRAINT": "regex"}
+    (error,) = check_llm_constraint()
+    assert error.id == "annotations.E003" and "'regex'" in error.msg
+
+
+def test_bad_values_load_and_manage_py_check_reports_each():
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "hedit_site.settings", "HEDIT_TASK_BACKEND": "celery",
+           "HEDIT_LLM_CONSTRAINT": "regex", "HEDIT_UPLOAD_MAX_ROWS": "many"}
+    done = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1
+    for check_id in ("annotations.E001", "annotations.E002", "annotations.E003"):
+        assert check_id in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_unknown_task_backend_falls_back_to_the_thread_pool():
+    code = "from django.conf import settings; print(settings.TASKS['default']['BACKEND'])"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "hedit_site.settings", "HEDIT_TASK_BACKEND": "celery"}
+    done = subprocess.run([sys.executable, "-c", f"import django; django.setup(); {code}"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "annotations.runs.backends.ThreadPoolBackend"
