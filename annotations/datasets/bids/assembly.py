@@ -8,18 +8,29 @@ column of the same row already gives: its HED becomes one group, as curators wri
 or, where even that group would repeat, loses the repeated items. A level left with nothing says nothing
 its row does not say already: it is left out of the sidecar's HED and reported, so the user can describe
 what sets it apart.
+
+An assembled event also carries one event type (a tag under ``Event`` in the schema: Sensory-event,
+Agent-action...). Levels annotated alone often open with one even in a modifier column (a task role, a
+condition). Where the rows of such a level already get an event type from the column that gives them (the
+one whose levels most often carry an event type), the level's own event-type tags are left out and
+reported; the rest of its HED (roles, attributes, modality) stays. Where no other column gives one, it keeps
+them.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.hedstring import parse_groups
+
+if TYPE_CHECKING:
+    from hed.models import HedGroup
 
 # Characters a HED value cannot hold: a value column whose values have them cannot use a # template.
 _NOT_IN_VALUES = re.compile(r"[,\[\]{}]")
@@ -112,14 +123,20 @@ def _repeats(forms: Forms, templates: Mapping[str, str], order: list[str], event
 
 
 def drop_repeated(annotations: Mapping[str, Mapping[str, str] | str], events: Mapping[str, str],
-                  columns: Iterable[str]) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
+                  columns: Iterable[str], schema_version: str | list[str] | None = None,
+                  ) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
     """*annotations* (column -> level -> HED, or column -> template) without repeats across an event's columns.
 
     *columns* is the sidecar's column order; the event column is taken first. A later level that repeats
     an earlier column's item becomes one group (as curators write secondary columns); where even the group
     would repeat, it drops the repeated items instead. Templates (value columns) are never changed.
+    First, a level whose rows already get an event type from another column loses its own event-type
+    tags (see :func:`single_event_type`).
     """
+    columns = list(columns)
     annotations, notes = _usable_templates(annotations, events)
+    annotations, typed = single_event_type(annotations, events, columns, schema_version)
+    notes += typed
     order = [c for c in column_order(columns) if c in annotations]
     templates = {c: t for c, t in annotations.items() if isinstance(t, str)}
     items: Forms = {(c, lv): top_level_items(h) for c in order if isinstance(annotations[c], Mapping)
@@ -181,3 +198,131 @@ def _usable_templates(annotations: Mapping[str, Mapping[str, str] | str],
     kept = {c: v for c, v in annotations.items() if c not in reasons}
     return kept, [DroppedTags(c, None, (templates[c],), redundant=True, reason=f"no template: {r}")
                   for c, r in reasons.items()]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# One event type per assembled event
+
+
+@functools.cache
+def _event_types_for(key: tuple[str, ...]) -> frozenset[str]:
+    from annotations.datasets.bids.schemas import load_schema
+
+    schema = load_schema(list(key) if len(key) > 1 else key[0])
+    if not hasattr(schema, "tags"):  # a schema group: the standard schema is the one without a prefix
+        schema = schema.schema_for_namespace("") or load_schema(None)
+    return frozenset(entry.short_tag_name.lower() for entry in schema.tags.values()
+                     if entry.long_tag_name == "Event" or entry.long_tag_name.startswith("Event/"))
+
+
+def _event_types(schema_version: str | list[str] | None) -> frozenset[str]:
+    """Short names (lower case) of ``Event`` and every tag under it in the (standard) schema."""
+    from annotations.datasets.bids.schemas import version_key
+
+    return _event_types_for(version_key(schema_version))
+
+
+def _event_type_tags(hed: str, schema_version: str | list[str] | None) -> tuple[Any, list[Any]]:
+    """*hed* parsed by hedtools, and its tags (at any depth) that name an event type."""
+    from hed.models import HedString
+
+    from annotations.datasets.bids.schemas import load_schema
+
+    types = _event_types(schema_version)
+    parsed = HedString(hed, load_schema(schema_version))
+    return parsed, [tag for tag in parsed.get_all_tags() if tag.short_base_tag.lower() in types]
+
+
+def _without_event_types(hed: str, schema_version: str | list[str] | None,
+                         ) -> tuple[str, tuple[str, ...]]:
+    """*hed* without its event-type tags (groups left empty go too), and the tags left out."""
+    parsed, found = _event_type_tags(hed, schema_version)
+    if not found:
+        return hed, ()
+    left_out = tuple(str(tag) for tag in found)
+    parsed.remove(found)
+    return _written(parsed), left_out
+
+
+def _written(group: HedGroup) -> str:
+    parts = []
+    for child in group.children:
+        parts.append(f"({_written(child)})" if getattr(child, "is_group", False) else str(child))
+    return ", ".join(parts)
+
+
+def single_event_type(annotations: Mapping[str, Mapping[str, str] | str], events: Mapping[str, str],
+                      columns: Iterable[str], schema_version: str | list[str] | None = None,
+                      ) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
+    """*annotations* where a level whose events already get an event type elsewhere does not add its own.
+
+    The column that gives an event its type is, among the columns whose level (or template) on that event
+    carries an event-type tag, the one whose levels most often carry one (ties: the event column first,
+    then sidecar order). A level of another column that carries an event type is "covered" on that event.
+    A level covered on every event where it appears loses its event-type tags; the rest of its HED stays
+    (a level left with nothing is left out, as repeating its row). Templates are never changed.
+    """
+    order = [c for c in column_order(columns) if c in annotations]
+    order += [c for c in annotations if c not in order]
+    hed_of = {(c, lv): h for c in order if isinstance(annotations[c], Mapping)
+              for lv, h in annotations[c].items()}
+    templates = {c: t for c, t in annotations.items() if isinstance(t, str)}
+    if not hed_of:
+        return dict(annotations), []
+
+    def typed(hed: str) -> bool:
+        return bool(_event_type_tags(hed, schema_version)[1])
+
+    has_type = {key: typed(h) for key, h in hed_of.items()}
+    template_typed = {c for c, t in templates.items() if typed(t)}
+    share: dict[str, float] = {}
+    for c in order:
+        if c in templates:
+            share[c] = 1.0 if c in template_typed else 0.0
+        else:
+            keys = [k for k in hed_of if k[0] == c]
+            share[c] = sum(has_type[k] for k in keys) / len(keys) if keys else 0.0
+    rank = {c: (-share[c], i) for i, c in enumerate(order)}
+
+    covered: dict[tuple[str, str], bool] = {}  # level -> covered on every event where it appears so far
+    for rows in _events(events):
+        present: set[tuple[str, str]] = set()
+        givers: set[str] = set()
+        for row in rows:
+            for c in order:
+                value = row.get(c)
+                if value in (None, "", "n/a"):
+                    continue
+                if c in templates:
+                    if c in template_typed:
+                        givers.add(c)
+                elif (c, value) in hed_of and has_type[(c, value)]:
+                    present.add((c, value))
+                    givers.add(c)
+        if not present:
+            continue
+        giver = min(givers, key=rank.__getitem__)
+        for key in present:
+            covered[key] = covered.get(key, True) and key[0] != giver
+    stripped = {key for key, ok in covered.items() if ok}
+    if not stripped:
+        return dict(annotations), []
+    adjusted: dict[str, Mapping[str, str] | str] = {c: (dict(v) if isinstance(v, Mapping) else v)
+                                                    for c, v in annotations.items()}
+    notes = []
+    for column, level in sorted(stripped):
+        level_map = adjusted[column]
+        assert isinstance(level_map, dict)
+        kept, left_out = _without_event_types(hed_of[(column, level)], schema_version)
+        if not left_out:
+            continue
+        if kept.strip():
+            level_map[level] = kept
+        else:
+            del level_map[level]
+        notes.append(DroppedTags(
+            column, level, left_out, redundant=not kept.strip(),
+            reason="its events already get their event type from another column; an event has one type"
+                   + ("" if kept.strip() else ", and it said nothing else: describe what sets it apart")))
+    return adjusted, notes
+
