@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import logging
 from collections.abc import Iterator, Sequence
 from pathlib import PurePosixPath
+from typing import Any
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
@@ -64,11 +66,19 @@ def release_free_memory() -> None:
     The server held the request body in memory in small chunks before Django spooled it to disk; freed,
     those chunks stay resident and the file about to be read would come on top of them.
     """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    # Looked up once: find_library runs ldconfig in a subprocess.
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim(0)
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
     except (OSError, AttributeError):
         logger.debug("malloc_trim is not available here")
+        return None
 
 
 def _contents(uploads: Sequence[UploadedFile]) -> Iterator[tuple[str, bytes]]:
