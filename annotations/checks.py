@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.checks import Error, register
 
 from agents.llm.providers import constraint_named
-from annotations.datasets.bids.limits import UploadLimits
+from bidsdata.limits import UploadLimits
 
 
 @register()

@@ -124,7 +124,7 @@ def import_projects(workdir: Path, levels: int) -> tuple[object, dict[str, objec
     from django.contrib.auth.models import User
 
     from annotations.datasets import services
-    from annotations.datasets.bids.archive import read_folder
+    from bidsdata.archive import read_folder
 
     user = User.objects.create_user("bench", password="pw-bench-12345")
     folder = make_dataset(workdir / "dataset", levels)

@@ -261,7 +261,7 @@ HEDIT_MAX_REQUEST_BYTES = int(os.environ.get("HEDIT_MAX_REQUEST_BYTES", str(HEDI
 # Paths that take archives (dataset uploads) get a larger cap of their own.
 HEDIT_UPLOAD_PATHS = env_list("HEDIT_UPLOAD_PATHS", "/datasets/,/api/datasets/")
 HEDIT_MAX_UPLOAD_BYTES = int(os.environ.get("HEDIT_MAX_UPLOAD_BYTES", str(64 * 1024 * 1024)))
-# What one dataset upload may cost, checked while it is read (annotations.datasets.bids.limits): each
+# What one dataset upload may cost, checked while it is read (bidsdata.limits): each
 # HEDIT_UPLOAD_MAX_* variable of the README's table set in the environment overrides its default there.
 # (read as text here: `manage.py check` and the server's start report a value that is no whole number)
 HEDIT_UPLOAD_LIMITS = {name: value.strip() for name, value in os.environ.items()

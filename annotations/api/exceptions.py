@@ -19,8 +19,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from annotations.datasets.bids.errors import DatasetError
 from annotations.errors import QuotaExceeded, RequestError
+from bidsdata.errors import DatasetError
 
 
 class Conflict(exceptions.APIException):

@@ -13,7 +13,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from annotations.datasets.bids.jsontext import json_depth
+from bidsdata.jsontext import json_depth
 
 DEFAULT_MAX_DEPTH = 32
 

@@ -15,12 +15,6 @@ from django.db import transaction
 
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion, check_version
 from agents.state import WorkflowOptions
-from annotations.datasets.bids.archive import DatasetError, DatasetFiles
-from annotations.datasets.bids.inventory import TaskInventory, build_inventory, humanize
-from annotations.datasets.bids.schemas import validate_hed_string
-from annotations.datasets.bids.sidecar import SIDECAR, validate_sidecar
-from annotations.datasets.bids.tsv import NA_VALUES, rows
-from annotations.datasets.bids.value_templates import propose_value_template
 from annotations.datasets.jobs import run_dataset_task
 from annotations.datasets.selectors import level_state, level_states
 from annotations.datasets.uploads import upload_limits
@@ -37,6 +31,12 @@ from annotations.models import (
     JobStatus,
     SessionStatus,
 )
+from bidsdata.archive import DatasetError, DatasetFiles
+from bidsdata.inventory import TaskInventory, build_inventory, humanize
+from bidsdata.schemas import validate_hed_string
+from bidsdata.sidecar import SIDECAR, validate_sidecar
+from bidsdata.tsv import NA_VALUES, rows
+from bidsdata.value_templates import propose_value_template
 
 logger = logging.getLogger(__name__)
 

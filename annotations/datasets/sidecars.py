@@ -14,10 +14,14 @@ from typing import IO, Any
 
 from django.core.cache import cache
 
-from annotations.datasets.bids.archive import DatasetFiles
-from annotations.datasets.bids.assembly import DroppedTags, drop_repeated
-from annotations.datasets.bids.inventory import ColumnInventory, LevelInventory, TaskInventory
-from annotations.datasets.bids.sidecar import (
+from annotations.datasets.selectors import LevelState, level_states
+from annotations.datasets.services import project_files, validation_version
+from annotations.exports.cells import neutralise
+from annotations.models import ColumnKind, DatasetProject, DatasetTask
+from bidsdata.archive import DatasetFiles
+from bidsdata.assembly import DroppedTags, drop_repeated
+from bidsdata.inventory import ColumnInventory, LevelInventory, TaskInventory
+from bidsdata.sidecar import (
     MissingAnnotation,
     SidecarIssue,
     build_sidecar,
@@ -25,10 +29,6 @@ from annotations.datasets.bids.sidecar import (
     validate_sidecar,
     write_dataset_zip,
 )
-from annotations.datasets.selectors import LevelState, level_states
-from annotations.datasets.services import project_files, validation_version
-from annotations.exports.cells import neutralise
-from annotations.models import ColumnKind, DatasetProject, DatasetTask
 
 
 @dataclass

@@ -13,8 +13,8 @@ from typing import Any
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from annotations.datasets.bids.archive import DatasetError, DatasetFiles, is_relevant, read_uploads, read_zip
-from annotations.datasets.bids.limits import LimitExceeded, UploadLimits
+from bidsdata.archive import DatasetError, DatasetFiles, is_relevant, read_uploads, read_zip
+from bidsdata.limits import LimitExceeded, UploadLimits
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,6 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotations.datasets import services
-from annotations.datasets.bids.archive import DatasetError
 from annotations.datasets.forms import ColumnKindForm, DatasetUploadForm, LevelDescriptionForm, TemplateForm
 from annotations.datasets.fragments import LEVEL_FILTERS, page_context
 from annotations.datasets.selectors import level_states, next_to_review, visible_projects
@@ -23,6 +22,7 @@ from annotations.datasets.sidecars import spreadsheet, task_sidecar, write_zip
 from annotations.datasets.uploads import files_from_uploads
 from annotations.errors import RequestError, sentence, show_as_message, show_on_form
 from annotations.models import DatasetColumn, DatasetLevel, DatasetProject
+from bidsdata.archive import DatasetError
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,5 @@
-"""agents/ is plain Python: it never imports Django or the Django app."""
+"""agents/ and bidsdata/ are plain Python: they never import Django or the Django app; agents never imports
+bidsdata (the dataset package builds on the agents, not the reverse)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from pathlib import Path
 
 AGENTS = Path(__file__).resolve().parents[2] / "agents"
+BIDSDATA = AGENTS.parent / "bidsdata"
 FORBIDDEN = ("django", "annotations", "hedit_site", "channels", "rest_framework")
 
 
@@ -43,3 +45,16 @@ def test_the_workflow_runs_with_django_absent() -> None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=AGENTS.parent, capture_output=True, text=True,
                           timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_bidsdata_imports_no_django_and_agents_never_import_bidsdata() -> None:
+    pure = {
+        str(path.relative_to(AGENTS.parent)): sorted(m for m in imported_modules(path)
+                                                     if m.split(".")[0] in FORBIDDEN)
+        for path in BIDSDATA.rglob("*.py")
+    }
+    assert {k: v for k, v in pure.items() if v} == {}
+    assert len(pure) > 5
+    upward = {str(p.relative_to(AGENTS.parent)) for p in AGENTS.rglob("*.py")
+              if any(m.split(".")[0] == "bidsdata" for m in imported_modules(p))}
+    assert upward == set()

@@ -17,8 +17,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from annotations.datasets import services
-from annotations.datasets.bids.archive import read_uploads
 from annotations.models import DatasetColumn, DatasetLevel
+from bidsdata.archive import read_uploads
 from tests.datasets.conftest import EVENTS, SIDECAR
 from tests.support.reviews import make_session
 

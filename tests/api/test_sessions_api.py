@@ -12,10 +12,10 @@ from django_tasks import default_task_backend
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotations.datasets.bids.archive import read_uploads
 from annotations.datasets.services import import_dataset
 from annotations.models import AnnotationSession, DatasetLevel, SessionStatus
 from annotations.review import services as reviews
+from bidsdata.archive import read_uploads
 from tests.support.reviews import add_run_details, make_session
 
 pytestmark = pytest.mark.django_db

@@ -1,1 +1,1 @@
-"""Tests of the dataset-project core (annotations.datasets.bids): no database needed."""
+"""Tests of the dataset-project core (bidsdata): no database needed."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotations.datasets.bids.archive import DatasetFiles, read_uploads
+from bidsdata.archive import DatasetFiles, read_uploads
 from tests.datasets.helpers import DATA
 
 EVENTS = (

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from hed.errors.exceptions import HedFileError
 
-from annotations.datasets.bids import delays
-from annotations.datasets.bids.schemas import load_schema
-from annotations.datasets.bids.sidecar import validate_sidecar
+from bidsdata import delays
+from bidsdata.schemas import load_schema
+from bidsdata.sidecar import validate_sidecar
 
 
 def _events(n: int, seed: int) -> tuple[pd.Series, pd.Series]:

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from annotations.datasets.bids.assembly import drop_repeated
+from bidsdata.assembly import drop_repeated
 
 pytest.importorskip("hed")
 
@@ -47,7 +47,7 @@ def _assembled_issues(tmp_path, annotations, events=EVENTS):
     from hed.models import Sidecar, TabularInput
     from hed.tools.analysis.event_checker import EventsChecker
 
-    from annotations.datasets.bids.schemas import load_schema
+    from bidsdata.schemas import load_schema
 
     schema = load_schema(None)
     (tmp_path / "task-x_events.json").write_text(json.dumps(_sidecar(annotations)))

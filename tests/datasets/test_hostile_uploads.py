@@ -20,11 +20,11 @@ from rest_framework.test import APIClient
 
 from annotations.checks import check_upload_limits
 from annotations.datasets import services
-from annotations.datasets.bids.archive import read_uploads
-from annotations.datasets.bids.inventory import build_inventory
-from annotations.datasets.bids.limits import UploadLimits
 from annotations.datasets.uploads import upload_limits
 from annotations.models import DatasetColumn, DatasetFile, DatasetLevel, DatasetProject, DatasetTask
+from bidsdata.archive import read_uploads
+from bidsdata.inventory import build_inventory
+from bidsdata.limits import UploadLimits
 from tests.datasets.conftest import EVENTS, SIDECAR
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from annotations.datasets.bids.archive import DatasetError, read_folder, read_uploads, read_zip
-from annotations.datasets.bids.inventory import Inventory, build_inventory, entities
+from bidsdata.archive import DatasetError, read_folder, read_uploads, read_zip
+from bidsdata.inventory import Inventory, build_inventory, entities
 from tests.datasets.helpers import DATA, DATASETS, expected, zip_bytes, zip_folder
 
 
@@ -168,6 +168,6 @@ def test_the_package_imports_no_django():
     import subprocess
     import sys
 
-    code = ("import sys, annotations.datasets.bids.sidecar, annotations.datasets.bids.value_templates; "
+    code = ("import sys, bidsdata.sidecar, bidsdata.value_templates; "
             "sys.exit(any(m.split('.')[0] == 'django' for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0

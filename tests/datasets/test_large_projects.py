@@ -12,8 +12,8 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from annotations.datasets import services
-from annotations.datasets.bids.archive import read_uploads
 from annotations.datasets.selectors import level_states
+from bidsdata.archive import read_uploads
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,6 @@ import json
 import pytest
 
 from annotations.datasets import services
-from annotations.datasets.bids.archive import DatasetError, read_uploads
 from annotations.datasets.jobs import run_dataset_job
 from annotations.datasets.selectors import level_states, progress
 from annotations.datasets.sidecars import project_sidecars, spreadsheet, task_sidecar
@@ -21,6 +20,7 @@ from annotations.models import (
     Revision,
     SessionStatus,
 )
+from bidsdata.archive import DatasetError, read_uploads
 from tests.datasets.conftest import EVENTS, SIDECAR
 
 pytestmark = pytest.mark.django_db(transaction=True)

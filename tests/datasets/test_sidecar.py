@@ -9,9 +9,9 @@ import zipfile
 
 import pytest
 
-from annotations.datasets.bids.archive import read_folder, read_uploads, read_zip
-from annotations.datasets.bids.inventory import build_inventory
-from annotations.datasets.bids.sidecar import (
+from bidsdata.archive import read_folder, read_uploads, read_zip
+from bidsdata.inventory import build_inventory
+from bidsdata.sidecar import (
     SIDECAR,
     MissingAnnotation,
     build_sidecar,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.datasets.bids.schemas import validate_hed_string
-from annotations.datasets.bids.value_templates import propose_value_template, values_not_fitting
+from bidsdata.schemas import validate_hed_string
+from bidsdata.value_templates import propose_value_template, values_not_fitting
 
 
 @pytest.mark.parametrize(("name", "units", "samples", "expected"), [

@@ -14,8 +14,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from annotations.api.exceptions import exception_handler
-from annotations.datasets.bids.errors import DatasetError
-from annotations.datasets.bids.limits import LimitExceeded
 from annotations.errors import (
     Conflict,
     FieldError,
@@ -26,6 +24,8 @@ from annotations.errors import (
     show_on_form,
 )
 from annotations.runs.services import build_options, create_session
+from bidsdata.errors import DatasetError
+from bidsdata.limits import LimitExceeded
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,7 +106,7 @@ def test_the_api_names_the_option_at_fault(user):
 
 
 def test_the_dataset_reader_stays_free_of_django():
-    code = ("import sys; import annotations.datasets.bids.errors, annotations.datasets.bids.limits; "
+    code = ("import sys; import bidsdata.errors, bidsdata.limits; "
             "print(sorted(m for m in sys.modules if m == 'django' or m.startswith('django.')))")
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,

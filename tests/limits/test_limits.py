@@ -15,10 +15,10 @@ from rest_framework.test import APIClient
 
 from annotations.api import throttles
 from annotations.datasets import services
-from annotations.datasets.bids.archive import read_uploads
 from annotations.errors import QuotaExceeded
 from annotations.limits import Rate, check_level_quota, parse_rate, rate_of, validation_wait
 from annotations.models import AnnotationSession, DatasetLevel
+from bidsdata.archive import read_uploads
 from tests.datasets.conftest import EVENTS, SIDECAR
 
 pytestmark = pytest.mark.django_db

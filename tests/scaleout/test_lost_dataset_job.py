@@ -18,7 +18,7 @@ LEVELS = 6
 CREATE_JOB = f"""
 import json
 from annotations.datasets import services
-from annotations.datasets.bids.archive import read_uploads
+from bidsdata.archive import read_uploads
 shapes = ["circle", "square", "triangle", "star", "cross", "ring"][:{LEVELS}]
 events = "onset\\tduration\\tshape\\n" + "".join(f"{{n}}.0\\t0.5\\t{{s}}\\n" for n, s in enumerate(shapes * 2))
 sidecar = {{"shape": {{"Description": "The shape shown", "Levels": {{

@@ -11,11 +11,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Sum
 
-from annotations.datasets.bids.archive import DatasetError, DatasetFiles, read_folder, read_uploads, read_zip
 from annotations.datasets.jobs import run_dataset_job
 from annotations.datasets.services import DatasetRequestError, import_dataset, start_annotation
 from annotations.datasets.sidecars import project_sidecars
 from annotations.models import AnnotationSession
+from bidsdata.archive import DatasetError, DatasetFiles, read_folder, read_uploads, read_zip
 
 
 def read_paths(paths: list[str]) -> DatasetFiles:

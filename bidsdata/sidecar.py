@@ -23,10 +23,10 @@ from hed.errors import ErrorContext, ErrorSeverity
 from hed.models import Sidecar, TabularInput
 from hed.tools.analysis.annotation_util import hed_to_df
 
-from annotations.datasets.bids import delays
-from annotations.datasets.bids.archive import EVENTS_JSON_SUFFIX, DatasetFiles, check_member_name, is_symlink
-from annotations.datasets.bids.inventory import TaskInventory, entities
-from annotations.datasets.bids.schemas import load_schema
+from bidsdata import delays
+from bidsdata.archive import EVENTS_JSON_SUFFIX, DatasetFiles, check_member_name, is_symlink
+from bidsdata.inventory import TaskInventory, entities
+from bidsdata.schemas import load_schema
 
 logger = logging.getLogger(__name__)
 

@@ -206,7 +206,7 @@ def _usable_templates(annotations: Mapping[str, Mapping[str, str] | str],
 
 @functools.cache
 def _event_types_for(key: tuple[str, ...]) -> frozenset[str]:
-    from annotations.datasets.bids.schemas import load_schema
+    from bidsdata.schemas import load_schema
 
     schema = load_schema(list(key) if len(key) > 1 else key[0])
     if not hasattr(schema, "tags"):  # a schema group: the standard schema is the one without a prefix
@@ -217,7 +217,7 @@ def _event_types_for(key: tuple[str, ...]) -> frozenset[str]:
 
 def _event_types(schema_version: str | list[str] | None) -> frozenset[str]:
     """Short names (lower case) of ``Event`` and every tag under it in the (standard) schema."""
-    from annotations.datasets.bids.schemas import version_key
+    from bidsdata.schemas import version_key
 
     return _event_types_for(version_key(schema_version))
 
@@ -226,7 +226,7 @@ def _event_type_tags(hed: str, schema_version: str | list[str] | None) -> tuple[
     """*hed* parsed by hedtools, and its tags (at any depth) that name an event type."""
     from hed.models import HedString
 
-    from annotations.datasets.bids.schemas import load_schema
+    from bidsdata.schemas import load_schema
 
     types = _event_types(schema_version)
     parsed = HedString(hed, load_schema(schema_version))

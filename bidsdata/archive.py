@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from annotations.datasets.bids import tsv
-from annotations.datasets.bids.errors import DatasetError
-from annotations.datasets.bids.jsontext import json_depth
-from annotations.datasets.bids.limits import LimitExceeded, UploadLimits
+from bidsdata import tsv
+from bidsdata.errors import DatasetError
+from bidsdata.jsontext import json_depth
+from bidsdata.limits import LimitExceeded, UploadLimits
 
 logger = logging.getLogger(__name__)
 

@@ -8,6 +8,6 @@ No Django here, so every module can be tested alone:
 - :mod:`.value_templates`: propose a ``#`` template for a value column.
 """
 
-from annotations.datasets.bids.archive import DatasetError, DatasetFiles, read_folder, read_uploads, read_zip
+from bidsdata.archive import DatasetError, DatasetFiles, read_folder, read_uploads, read_zip
 
 __all__ = ["DatasetError", "DatasetFiles", "read_folder", "read_uploads", "read_zip"]

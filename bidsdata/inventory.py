@@ -20,9 +20,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-from annotations.datasets.bids.archive import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX, DatasetError, DatasetFiles
-from annotations.datasets.bids.limits import LimitExceeded, UploadLimits
-from annotations.datasets.bids.tsv import NA_VALUES, SKIP_COLUMNS
+from bidsdata.archive import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX, DatasetError, DatasetFiles
+from bidsdata.limits import LimitExceeded, UploadLimits
+from bidsdata.tsv import NA_VALUES, SKIP_COLUMNS
 
 logger = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
-from annotations.datasets.bids.inventory import humanize, is_number
-from annotations.datasets.bids.schemas import validate_hed_string
+from bidsdata.inventory import humanize, is_number
+from bidsdata.schemas import validate_hed_string
 
 logger = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from annotations.datasets.bids.errors import DatasetError
-from annotations.datasets.bids.limits import LimitExceeded, UploadLimits
+from bidsdata.errors import DatasetError
+from bidsdata.limits import LimitExceeded, UploadLimits
 
 SKIP_COLUMNS = ("onset", "duration", "sample", "HED", "HED_assembled")
 """Columns that never get HED per value: timing and sample positions, and HED columns themselves."""

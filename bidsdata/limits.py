@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from annotations.datasets.bids.errors import DatasetError
+from bidsdata.errors import DatasetError
 
 MiB = 1024 * 1024
 
