@@ -84,6 +84,18 @@ class MemoryExample:
 
 
 @dataclass(frozen=True)
+class Draft:
+    """An annotation written before the run (with its column's siblings, in one request): the first attempt.
+
+    The run takes it instead of asking the annotator, then validates and evaluates it as usual; *note*
+    tells the reader where it came from (and any question the model had for the lab).
+    """
+
+    annotation: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Assessment:
     is_complete: bool
     feedback: str = ""
@@ -150,6 +162,8 @@ class AnnotationState:
     events: list[str] = field(default_factory=list)
     # Run-level messages for the reader: multi-event splits, reused annotations.
     notes: list[str] = field(default_factory=list)
+    # The first attempt, when one was written before the run (a dataset column's draft).
+    draft: Draft | None = None
 
     @property
     def current(self) -> Iteration | None:

@@ -28,6 +28,8 @@ from agents.state import (
     AgentName,
     AgentStep,
     AnnotationState,
+    Draft,
+    Iteration,
     LLMCall,
     MemoryExample,
     WorkflowOptions,
@@ -167,6 +169,18 @@ class _Run:
                         # Reuse is told by the annotation step itself; offered examples only here.
                         output=", ".join(used) or "none used", feedback=action + "." if self.llm and used else "")
 
+    def take_draft(self) -> Iteration | None:
+        """The draft as the first attempt, if the run has one and has written nothing yet (no model call)."""
+        state = self.state
+        if state.draft is None or state.iterations or not state.draft.annotation.strip():
+            return None
+        iteration = Iteration(number=1, annotation=state.draft.annotation.strip())
+        if state.draft.note:
+            iteration.notes.append(state.draft.note)
+            state.notes.append(state.draft.note)
+        state.iterations.append(iteration)
+        return iteration
+
     async def annotate_until_valid(self) -> bool:
         """One refinement round: annotate and validate until valid or a cap is hit."""
         opts = self.state.options
@@ -176,10 +190,13 @@ class _Run:
             await self.check_cancel()
             started = time.perf_counter()
             feedback_in = self.state.pending_feedback
-            iteration = await annotate(self.state, self.llm)
+            drafted = self.take_draft()
+            iteration = drafted or await annotate(self.state, self.llm)
             self.state.pending_feedback = ""
             action = f"Wrote attempt {iteration.number}"
-            if iteration.notes:
+            if drafted is not None:
+                action = "Took the column draft as attempt 1"
+            elif iteration.notes:
                 # The note's headline ("reused the accepted annotation of X"); the note itself goes to feedback.
                 headline = iteration.notes[0].split(":")[0].split(" (")[0].rstrip(".")
                 action += ": " + headline[:1].lower() + headline[1:]
@@ -234,11 +251,17 @@ class _Run:
             previous = state.annotation
             await self.check_cancel()
             started = time.perf_counter()
-            evaluation = await evaluate(state, self.llm)
-            await self.step("evaluation", "Faithful" if evaluation.is_faithful else "Not faithful: refine",
-                            started, input_summary=state.annotation, output=evaluation.feedback or "faithful",
-                            feedback=evaluation.feedback, ok=evaluation.is_faithful)
-            if evaluation.is_faithful or len(state.iterations) >= opts.max_total_iterations:
+            # A column's draft was written seeing its sibling levels, in one request for the column: it is
+            # judged by the rule-based checker and kept (a refinement of this level alone, blind to its
+            # siblings, would undo what tells them apart); the verdict stays for the reviewer.
+            drafted = state.draft is not None
+            evaluation = await evaluate(state, None if drafted else self.llm)
+            verdict = "Faithful" if evaluation.is_faithful else (
+                "Not faithful: kept the column's draft for review" if drafted else "Not faithful: refine")
+            await self.step("evaluation", verdict, started, input_summary=state.annotation,
+                            output=evaluation.feedback or "faithful", feedback=evaluation.feedback,
+                            ok=evaluation.is_faithful)
+            if evaluation.is_faithful or drafted or len(state.iterations) >= opts.max_total_iterations:
                 state.status = "succeeded"
                 break
         if state.status == "succeeded" and opts.run_assessment:
@@ -260,6 +283,7 @@ async def run_workflow(
     should_cancel: Callable[[], Awaitable[bool]] | None = None,
     image: StimulusImage | None = None,
     examples: Sequence[MemoryExample] = (),
+    draft: Draft | None = None,
 ) -> AnnotationState:
     """Run every agent for *description* and return the final state.
 
@@ -271,10 +295,14 @@ async def run_workflow(
     with :func:`agents.memory.most_similar`): the most similar few go into a model's prompt, and
     the offline annotator reuses one whose description is the same after normalisation.  Which
     were used ends up in ``state.examples_used`` and in a ``memory`` step.
+
+    A *draft* (say, a dataset column's, written with its sibling levels in one request) is the first
+    attempt: the annotation step takes it without asking a model, then it is validated and evaluated,
+    and fed back and refined if need be, like any attempt.
     """
     options = check_options(options or WorkflowOptions())
     text = check_description(description, has_image=image is not None)
-    state = AnnotationState(description=text, options=options)
+    state = AnnotationState(description=text, options=options, draft=draft)
     # The caller may send many: keep the closest few that are similar enough to teach anything.
     state.examples = most_similar(text, list(examples), k=MAX_PROMPT_EXAMPLES)
     runner = _Run(state, llm, observer or NullObserver(), should_cancel)

@@ -11,6 +11,12 @@ encoding, JSON syntax and depth, and TSV shape as hedtools reads it. Each refusa
 Only ``dataset_description.json``, ``*_events.tsv`` and ``*_events.json`` are kept (at any depth);
 recordings and everything else are ignored. Each kept file is decoded as soon as it is read and its bytes
 dropped, and each events file is scanned once (:mod:`.tsv`), so memory stays near the text kept.
+
+Besides, the dataset's own words about itself are kept as *context* for the annotator, apart from the files
+above: the ``README`` (``README.md``, ``README.txt``) and the task files (``task-<label>_bold.json``,
+``_eeg.json``...) at the dataset's root. Each is read no further than :data:`MAX_CONTEXT_BYTES` (a longer
+README is cut there; a longer task file, or one that is not a JSON object, is left out: it is context, not a
+reason to refuse the upload), and what is read counts in the upload limits like any kept file.
 """
 
 from __future__ import annotations
@@ -41,6 +47,11 @@ very well (a TSV of repeated codes) and costs nothing to read."""
 DESCRIPTION_FILE = "dataset_description.json"
 EVENTS_TSV_SUFFIX = "_events.tsv"
 EVENTS_JSON_SUFFIX = "_events.json"
+README_NAMES = ("README", "README.md", "README.txt")
+"""The dataset's README, in the order one is chosen when there are several."""
+MAX_CONTEXT_BYTES = 64 * 1024
+"""The most read of one context file (a README, a task file)."""
+_TASK_FILE = re.compile(r"^task-[A-Za-z0-9]+(?:_[A-Za-z0-9]+-[A-Za-z0-9]+)*_[A-Za-z0-9]+\.json$")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _UNSAFE_NAME = re.compile(r'[\x00-\x1f\x7f"]')
 _IGNORED_PARTS = {"__MACOSX", ".git", ".DS_Store"}
@@ -60,9 +71,25 @@ class DatasetFiles:
 
     texts: dict[str, str] = field(default_factory=dict)
     scans: dict[str, tsv.TableScan] = field(default_factory=dict, repr=False)
+    context: dict[str, str] = field(default_factory=dict)
+    """Root README and task files (path -> text, a README cut at :data:`MAX_CONTEXT_BYTES`): read for the
+    annotator, never written back (a cut README is no copy of the dataset's)."""
 
     def paths(self) -> list[str]:
         return sorted(self.texts)
+
+    def readme(self) -> str:
+        """The dataset's README text ("" when there is none)."""
+        return next((self.context[name] for name in README_NAMES if name in self.context), "")
+
+    def json_context(self, path: str) -> dict[str, Any]:
+        """A context task file, parsed (the reader kept only JSON objects)."""
+        return json.loads(self.context[path])
+
+    def task_files(self) -> list[str]:
+        """The root task files (``task-<label>_<suffix>.json``) kept as context, plainest first."""
+        return sorted((p for p in self.context if is_context(p) and p not in README_NAMES),
+                      key=lambda p: (p.count("_"), p))
 
     def events_files(self) -> list[str]:
         """Every ``*_events.tsv``, sorted."""
@@ -82,12 +109,25 @@ class DatasetFiles:
         return self.scans[path]
 
 
+def _ignored(path: str) -> bool:
+    return any(part in _IGNORED_PARTS or part.startswith("._") for part in PurePosixPath(path).parts)
+
+
 def is_relevant(path: str) -> bool:
-    """Whether a relative path is one of the files we keep."""
+    """Whether a relative path is one of the files we keep (events files, sidecars, the description)."""
     name = PurePosixPath(path).name
-    if any(part in _IGNORED_PARTS or part.startswith("._") for part in PurePosixPath(path).parts):
+    if _ignored(path):
         return False
     return name == DESCRIPTION_FILE or name.endswith((EVENTS_TSV_SUFFIX, EVENTS_JSON_SUFFIX))
+
+
+def is_context(path: str) -> bool:
+    """Whether a relative path may be a README or task file at the dataset's root (or inside the one top
+    folder of an archive: which of the two is known once every name is read)."""
+    name = PurePosixPath(path).name
+    if _ignored(path) or path.count("/") > 1 or name.endswith(EVENTS_JSON_SUFFIX):
+        return False
+    return name in README_NAMES or bool(_TASK_FILE.match(name))
 
 
 def check_member_name(name: str) -> str:
@@ -124,6 +164,7 @@ class _Collector:
     def __init__(self, limits: UploadLimits) -> None:
         self.limits = limits
         self.texts: dict[str, str] = {}
+        self.context: dict[str, str] = {}
         self.total = 0
 
     def add(self, path: str, data: bytes) -> None:
@@ -141,13 +182,40 @@ class _Collector:
             _check_json(text, path, self.limits.max_json_depth)
         self.texts[path] = text
 
+    def add_context(self, path: str, data: bytes, *, cut: bool) -> None:
+        """A README or task file, *data* being at most :data:`MAX_CONTEXT_BYTES` of it (*cut*: there was more)."""
+        if path in self.context:
+            raise DatasetError("the same file appears twice", path=path)
+        self.total += len(data)
+        if self.total > self.limits.max_expanded_bytes:
+            raise LimitExceeded(f"the kept files expand to over {self.limits.max_expanded_bytes:,} bytes",
+                                "max_expanded_bytes", self.limits.max_expanded_bytes, path=path)
+        if not path.endswith(".json"):  # a README: its first part, undecodable bytes replaced
+            text = tsv.normalise_newlines(data.decode("utf-8-sig", errors="replace"))
+            self.context[path] = text.removesuffix("\ufffd") if cut else text
+            return
+        try:
+            if cut:
+                raise ValueError(f"over {MAX_CONTEXT_BYTES:,} bytes")
+            text = data.decode("utf-8-sig")
+            _check_json(text, path, self.limits.max_json_depth)
+            if not isinstance(json.loads(text), dict):
+                raise ValueError("not a JSON object")
+        except (ValueError, DatasetError) as exc:
+            logger.info("task file %s left out of the context: %s", path, exc)
+            return
+        self.context[path] = text
+
     def files(self, *, strip_top: bool = True) -> DatasetFiles:
-        texts = _strip_top_folder(self.texts) if strip_top else self.texts
-        files = DatasetFiles(texts)
+        top = _top_folder(self.texts) if strip_top else None
+        texts = {p.removeprefix(top): t for p, t in self.texts.items()} if top else self.texts
+        context = {p.removeprefix(top or ""): t for p, t in self.context.items() if not top or p.startswith(top)}
+        files = DatasetFiles(texts, context={p: t for p, t in context.items() if "/" not in p})
         rows = 0
         for path in files.events_files():
             rows += files.scans.setdefault(path, tsv.scan(texts[path], path, self.limits, rows_so_far=rows)).rows
-        logger.info("dataset read: %d relevant files, %d events rows", len(texts), rows)
+        logger.info("dataset read: %d relevant files, %d context files, %d events rows", len(texts),
+                    len(files.context), rows)
         return files
 
 
@@ -160,14 +228,14 @@ def _check_json(text: str, path: str, max_depth: int) -> None:
         raise DatasetError(f"not valid JSON ({exc})", path=path) from None
 
 
-def _strip_top_folder(files: dict[str, str]) -> dict[str, str]:
-    """A dataset zipped with its folder: drop that one common top folder."""
+def _top_folder(files: dict[str, str]) -> str | None:
+    """A dataset zipped with its folder: that one common top folder of the kept files (with its slash)."""
     tops = {p.split("/", 1)[0] for p in files}
     if len(tops) == 1 and all("/" in p for p in files):
         top = tops.pop()
         logger.debug("stripping common top folder %s", top)
-        return {p.split("/", 1)[1]: text for p, text in files.items()}
-    return files
+        return f"{top}/"
+    return None
 
 
 def is_symlink(info: zipfile.ZipInfo) -> bool:
@@ -235,17 +303,22 @@ def read_zip(source: str | os.PathLike[str] | IO[bytes], *, name: str = "upload.
         _check_directory(infos, size, name, limits)
         for info in infos:
             member = info.filename.rstrip("/")
-            if info.is_dir() or not is_relevant(member):
+            context = is_context(member)
+            if info.is_dir() or not (context or is_relevant(member)):
                 continue
             # Read no more than declared (+1 to notice a lie): declared sizes were checked above.
+            wanted = min(info.file_size, MAX_CONTEXT_BYTES) if context else info.file_size
             try:
                 with archive.open(info) as handle:
-                    data = handle.read(info.file_size + 1)
+                    data = handle.read(wanted + 1)
             except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as exc:
                 raise DatasetError(f"entry cannot be read ({exc})", path=member) from None
             if len(data) > info.file_size:
                 raise DatasetError("entry is larger than its header says", path=member)
-            collector.add(member, data)
+            if context:
+                collector.add_context(member, data[:MAX_CONTEXT_BYTES], cut=len(data) > MAX_CONTEXT_BYTES)
+            else:
+                collector.add(member, data)
             del data
     return collector.files()
 
@@ -269,6 +342,11 @@ def read_uploads(uploads: Iterable[tuple[str, bytes]], *, limits: UploadLimits |
             raise LimitExceeded(f"uploaded files hold over {limits.max_archive_bytes:,} bytes", "max_archive_bytes",
                                 limits.max_archive_bytes, path=filename)
         member = check_member_name(filename)
+        if member and is_context(member):
+            if member in collector.context:
+                raise DatasetError("file uploaded twice", path=member)
+            collector.add_context(member, data[:MAX_CONTEXT_BYTES], cut=len(data) > MAX_CONTEXT_BYTES)
+            continue
         if not member or not is_relevant(member):
             continue
         if member in collector.texts:
@@ -301,7 +379,14 @@ def read_folder(folder: str | os.PathLike[str], *, limits: UploadLimits | None =
             relative = path.relative_to(root).as_posix()
             if path.is_symlink() and not path.resolve().is_relative_to(root):
                 raise DatasetError("symbolic link points outside the dataset folder", path=relative)
-            if entry in dirs or not is_relevant(relative) or not path.is_file():
+            if entry in dirs or not path.is_file():
+                continue
+            if "/" not in relative and is_context(relative):
+                with path.open("rb") as handle:
+                    data = handle.read(MAX_CONTEXT_BYTES + 1)
+                collector.add_context(relative, data[:MAX_CONTEXT_BYTES], cut=len(data) > MAX_CONTEXT_BYTES)
+                continue
+            if not is_relevant(relative):
                 continue
             if collector.total + path.stat().st_size > limits.max_expanded_bytes:
                 raise LimitExceeded(f"relevant files hold over {limits.max_expanded_bytes:,} bytes",

@@ -69,8 +69,11 @@ def _canonical(node: Any) -> str:
     return "(" + ",".join(sorted(_canonical(child) for child in node)) + ")"
 
 
+@functools.lru_cache(maxsize=4096)
 def _key(item: str) -> str:
-    """What makes two items "the same" for hedtools' repeat check: case, spacing and order in groups aside."""
+    """What makes two items "the same" for hedtools' repeat check: case, spacing and order in groups aside.
+
+    Remembered: every row of every events file asks again for the same few dozen items."""
     return ",".join(sorted(_canonical(node) for node in parse_groups(item)))
 
 
@@ -91,7 +94,9 @@ def _events(events: Mapping[str, str]) -> Iterable[list[dict[str, str]]]:
     for text in events.values():
         by_onset: dict[str, list[dict[str, str]]] = {}
         for n, row in enumerate(csv.DictReader(io.StringIO(text), delimiter="\t")):
-            by_onset.setdefault(row.get("onset") or f"row {n}", []).append(row)
+            # hedtools reads a row without an onset as an event of its own (it only warns), never as one instant
+            onset = (row.get("onset") or "").strip()
+            by_onset.setdefault(f"row {n}" if onset in ("", "n/a") else onset, []).append(row)
         yield from by_onset.values()
 
 

@@ -1,13 +1,18 @@
 """What a BIDS dataset holds for HED: its schema version, its tasks, and per task every events column.
 
 Columns are classified from the one-pass scans of a task's events files (:mod:`.tsv`: value counts per
-column, bounded): ``skip`` (onset, duration, sample, HED), ``categorical`` (with its levels and their
-counts) or ``value`` (numbers, or too many distinct values to annotate one by one). hedtools'
-``TabularSummary`` would do the counting too, but it needs every file as a pandas frame at once, several
-times the memory of the text; the scan counts while it checks the file. An existing
+column, bounded): ``skip`` (onset, duration, sample, HED, and bookkeeping: sample positions and trial or
+event counters), ``categorical`` (with its levels and their counts: text with few values, or whole-number
+codes with few values) or ``value`` (magnitudes, other numbers, or too many distinct values to annotate one
+by one). hedtools' ``TabularSummary`` would do the counting too, but it needs every file as a pandas frame
+at once, several times the memory of the text; the scan counts while it checks the file. An existing
 sidecar has the last word on the kind: ``Levels`` or a ``HED`` dict make a column categorical, a ``HED``
 string a value column. Descriptions come from that sidecar, else are generated from the names (and
 flagged ``needs_description``).
+
+Each task also carries its :class:`TaskContext` (the dataset's README and the task file's ``TaskName``,
+``TaskDescription`` and ``Instructions``) for the annotator, and notes on events files whose rows are not
+placed in time (``onset`` n/a).
 """
 
 from __future__ import annotations
@@ -18,18 +23,19 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import Any
 
 from bidsdata.archive import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX, DatasetError, DatasetFiles
+from bidsdata.columns import MAX_LEVELS as MAX_LEVELS
+from bidsdata.columns import MIN_COUNTER_VALUES, ColumnKind, detected_kind, made_up_description
+from bidsdata.columns import humanize as humanize
+from bidsdata.columns import is_number as is_number
+from bidsdata.context import TaskContext, task_context
 from bidsdata.limits import LimitExceeded, UploadLimits
-from bidsdata.tsv import NA_VALUES, SKIP_COLUMNS
+from bidsdata.tsv import NA_VALUES, SKIP_COLUMNS, TableScan
 
 logger = logging.getLogger(__name__)
 
-MAX_LEVELS = 20
-"""A column without a sidecar entry and with more distinct non-numeric values than this is a value column."""
-
-ColumnKind = Literal["categorical", "value", "skip"]
 _ENTITY = re.compile(r"^([a-zA-Z0-9]+)-([a-zA-Z0-9]+)$")
 _DEFINITION = re.compile(r"\bDefinition/", re.IGNORECASE)
 
@@ -62,9 +68,19 @@ class ColumnInventory:
     needs_description: bool = False
     distinct_values: int = 0
     samples: list[str] = field(default_factory=list)
+    long_name: str | None = None
+    """The sidecar's ``LongName`` of the column, if any."""
 
     def level(self, value: str) -> LevelInventory | None:
         return next((lv for lv in self.levels if lv.value == value), None)
+
+
+@dataclass
+class EventsFileNote:
+    """Something about one events file the user should know (in plain words), though it is not refused."""
+
+    path: str
+    message: str
 
 
 @dataclass
@@ -82,6 +98,8 @@ class TaskInventory:
     columns: list[ColumnInventory]
     original_sidecar: dict[str, Any] = field(default_factory=dict)
     definition_keys: list[str] = field(default_factory=list)
+    context: TaskContext = field(default_factory=TaskContext)
+    notes: list[EventsFileNote] = field(default_factory=list)
 
     def column(self, name: str) -> ColumnInventory | None:
         return next((c for c in self.columns if c.name == name), None)
@@ -107,7 +125,8 @@ class Inventory:
         for t in data["tasks"]:
             columns = [ColumnInventory(**{**c, "levels": [LevelInventory(**lv) for lv in c["levels"]]})
                        for c in t["columns"]]
-            tasks.append(TaskInventory(**{**t, "columns": columns}))
+            tasks.append(TaskInventory(**{**t, "columns": columns, "context": TaskContext.from_dict(t.get("context")),
+                                          "notes": [EventsFileNote(**n) for n in t.get("notes", [])]}))
         return cls(hed_version=data["hed_version"], tasks=tasks)
 
 
@@ -120,12 +139,6 @@ def entities(path: str) -> dict[str, str]:
         if m:
             found[m.group(1)] = m.group(2)
     return found
-
-
-def humanize(name: str) -> str:
-    """``event_type`` -> ``event type``; ``showFace`` -> ``show face``."""
-    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", str(name))
-    return re.sub(r"[\s_\-]+", " ", text).strip().lower()
 
 
 def _standard_schema_file(version: str) -> Path:
@@ -175,14 +188,6 @@ def read_hed_version(files: DatasetFiles) -> str | list[str] | None:
     return version
 
 
-def is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _strip_hed(sidecar: dict[str, Any]) -> dict[str, Any]:
     """The sidecar without any HED (definitions included): ignoring existing HED starts from nothing."""
     stripped: dict[str, Any] = {}
@@ -228,15 +233,18 @@ def _declared_levels(name: str, entry: dict[str, Any], hed: object, limits: Uplo
 
 
 def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str], entry: dict[str, Any],
-            use_hed: bool) -> ColumnInventory:
+            use_hed: bool, *, counter: bool = False) -> ColumnInventory:
     counts = {str(v): int(c) for v, c in counted.items() if str(v) not in NA_VALUES}
     sidecar_levels = entry.get("Levels") if isinstance(entry.get("Levels"), dict) else {}
     hed = entry.get("HED") if use_hed else None
     description = entry.get("Description")
     units = entry.get("Units")
+    long_name = entry.get("LongName")
     column = ColumnInventory(name=name, kind="value", description=str(description or humanize(name)),
                              needs_description=not description, units=str(units) if units else None,
-                             distinct_values=len(counts), samples=samples)
+                             distinct_values=len(counts), samples=samples,
+                             long_name=str(long_name) if isinstance(long_name, str | int | float) and long_name
+                             else None)
     if name in SKIP_COLUMNS:
         column.kind, column.needs_description, column.samples = "skip", False, []
         return column
@@ -245,8 +253,11 @@ def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str]
     elif isinstance(entry.get("HED"), str):
         categorical = False
     else:
-        numeric = bool(counts) and all(is_number(v) for v in counts)
-        categorical = bool(counts) and not overflow and not numeric and len(counts) <= MAX_LEVELS
+        kind = detected_kind(name, list(counts), overflow=overflow, counter=counter)
+        if kind == "skip":
+            column.kind, column.needs_description, column.samples = "skip", False, []
+            return column
+        categorical = kind == "categorical"
     if not categorical:
         column.existing_hed = hed if isinstance(hed, str) else None
         return column
@@ -260,7 +271,7 @@ def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str]
         text = sidecar_levels.get(value)
         column.levels.append(LevelInventory(
             value=value, count=counts.get(value, 0),
-            description=str(text) if text else f"{humanize(name)}: {humanize(value)}",
+            description=str(text) if text else made_up_description(name, value),
             needs_description=not text, existing_hed=hed_levels.get(value)))
     return column
 
@@ -279,30 +290,54 @@ def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_exi
     counts: dict[str, Counter[str]] = {}
     overflow: dict[str, bool] = {}
     samples: dict[str, list[str]] = {}
+    counter: dict[str, tuple[bool, int]] = {}  # counts up by one in every file; the longest such run
+    notes: list[EventsFileNote] = []
     for path in paths:
         scan = files.scan(path, limits)
+        if (note := _untimed_note(path, scan)) is not None:
+            notes.append(note)
         for name in scan.header:
             if name not in names:
                 names.append(name)
-                counts[name], overflow[name], samples[name] = Counter(), False, []
+                counts[name], overflow[name], samples[name], counter[name] = Counter(), False, [], (True, 0)
             found = scan.columns.get(name)
             if found is None:
                 continue
             counts[name].update(found.counts)
             overflow[name] = overflow[name] or found.overflow or len(counts[name]) > limits.max_distinct_values
             samples[name] += [v for v in scan.samples(name) if v not in samples[name]][:50 - len(samples[name])]
+            counter[name] = (counter[name][0] and found.counter, max(counter[name][1], found.counted))
     columns = []
     total_levels = 0
     for name in names:
         entry = original.get(name) if isinstance(original.get(name), dict) else {}
-        column = _column(name, counts[name], overflow[name], samples[name], entry, use_hed=not ignore_existing_hed)
+        counts_up = counter[name][0] and counter[name][1] >= MIN_COUNTER_VALUES
+        column = _column(name, counts[name], overflow[name], samples[name], entry, use_hed=not ignore_existing_hed,
+                         counter=counts_up)
         total_levels += len(column.levels)
         if total_levels > limits.max_levels_per_task:
             raise LimitExceeded(f"task {task} has over {limits.max_levels_per_task:,} levels", "max_levels_per_task",
                                 limits.max_levels_per_task, path=sidecar_name)
         columns.append(column)
     return TaskInventory(task=task, sidecar_name=sidecar_name, events_files=paths, columns=columns,
-                         original_sidecar=copy.deepcopy(original), definition_keys=definition_keys)
+                         original_sidecar=copy.deepcopy(original), definition_keys=definition_keys,
+                         context=_task_context(files, task), notes=notes)
+
+
+def _untimed_note(path: str, scan: TableScan) -> EventsFileNote | None:
+    """A note on an events file whose rows (some or all) have no onset: they are not placed in time."""
+    if not scan.untimed_rows:
+        return None
+    which = "every row" if scan.untimed_rows == scan.rows else f"{scan.untimed_rows:,} of its {scan.rows:,} rows"
+    return EventsFileNote(path, f"the onset column is n/a on {which}, so those rows are not events placed in time "
+                                "(BIDS events files give each event's onset in seconds); their levels are "
+                                "annotated all the same, and each such row is taken as an event of its own")
+
+
+def _task_context(files: DatasetFiles, task: str) -> TaskContext:
+    """What the dataset's README and its root task files (``task-<label>_bold.json``...) say of *task*."""
+    task_files = [files.json_context(path) for path in files.task_files() if entities(path).get("task") == task]
+    return task_context(files.readme(), task_files)
 
 
 def build_inventory(files: DatasetFiles, *, ignore_existing_hed: bool = False,

@@ -17,16 +17,19 @@ import re
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from hed.errors import ErrorContext, ErrorSeverity
-from hed.models import Sidecar, TabularInput
+from hed.models import Sidecar
 from hed.tools.analysis.annotation_util import hed_to_df
 
 from bidsdata import delays
 from bidsdata.archive import EVENTS_JSON_SUFFIX, DatasetFiles, check_member_name, is_symlink
 from bidsdata.inventory import TaskInventory, entities
 from bidsdata.schemas import load_schema
+
+if TYPE_CHECKING:
+    from bidsdata.validation import ResultCache
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +83,9 @@ class SidecarIssue:
 def build_sidecar(task: TaskInventory, annotations: Annotations, *, keep_existing_hed: bool = True) -> SidecarBuild:
     """The ``events.json`` dict for *task* with *annotations* applied.
 
-    A level's HED comes from *annotations*, else (with *keep_existing_hed*) from the uploaded sidecar;
+    Column ``Description`` and level texts in ``Levels`` are the inventory's (they start as the uploaded
+    sidecar's and hold the user's edits since). A level's HED comes from *annotations*, else (with
+    *keep_existing_hed*) from the uploaded sidecar;
     a level with neither is listed in ``missing``. Definitions and all other keys of the uploaded sidecar
     stay where they were (*keep_existing_hed* concerns only the inventoried columns; build the inventory
     with ``ignore_existing_hed`` to drop definitions too).
@@ -103,7 +108,8 @@ def build_sidecar(task: TaskInventory, annotations: Annotations, *, keep_existin
         if column.kind == "skip":
             continue
         entry = sidecar.setdefault(column.name, {})
-        entry.setdefault("Description", column.description)
+        if column.description or "Description" not in entry:
+            entry["Description"] = column.description  # the stored text: the user may have edited it
         if column.units and "Units" not in entry:
             entry["Units"] = column.units
         given = annotations.get(column.name)
@@ -122,7 +128,8 @@ def build_sidecar(task: TaskInventory, annotations: Annotations, *, keep_existin
         levels = dict(entry.get("Levels") or {})
         hed: dict[str, str] = {}
         for level in column.levels:
-            levels.setdefault(level.value, level.description)
+            # The stored description wins over the uploaded Levels text: it is that text unless the user edited it.
+            levels[level.value] = level.description or levels.get(level.value) or level.value
             text = (chosen.get(level.value) or "").strip() or (old_hed.get(level.value) or "").strip()
             if text:
                 hed[level.value] = text
@@ -165,13 +172,18 @@ def validate_sidecar(
     *,
     name: str = "events.json",
     include_warnings: bool = False,
+    cache: ResultCache | None = None,
+    workers: int | None = None,
 ) -> list[SidecarIssue]:
     """Validate *sidecar* alone, then each events file (path -> TSV text) with it.
 
     Events files are validated only when the sidecar itself has no errors (hedtools cannot assemble
-    rows from a broken sidecar). Issues carry the sidecar column/level, or the file, row, column and
-    that row's value, as hedtools reports them.
+    rows from a broken sidecar), in parallel processes and in path order (:func:`.validation.validate_events`:
+    *workers* overrides the number of processes; a *cache* keeps each file's issues for the next call with
+    the same sidecar). Issues carry the sidecar column/level, or the file, row, column and that row's value,
+    as hedtools reports them.
     """
+    from bidsdata.validation import validate_events  # it builds on this module
     delays.install()  # hedtools' own Delay split grows a frame row by row: quadratic in the delayed rows
     schema = load_schema(hed_version)
     side = Sidecar(io.StringIO(json.dumps(sidecar)), name=name)
@@ -187,24 +199,10 @@ def validate_sidecar(
                 source=SIDECAR, code=str(issue.get("code")), message=str(issue.get("message", "")).strip(),
                 severity=_severity(issue), column=column, level=level,
                 hed=_text(issue.get(ErrorContext.HED_STRING))))
-    if any(i.severity == "error" for i in found):
+    if any(i.severity == "error" for i in found) or not events:
         return found
-    for path, text in events.items():
-        header, rows = _tsv(text)
-        tabular = TabularInput(io.StringIO(text), sidecar=side, name=path)
-        for issue in tabular.validate(schema, name=""):
-            if _severity(issue) != "error" and not include_warnings:
-                continue
-            row = issue.get(ErrorContext.ROW)
-            row = int(row) if row is not None else None
-            column = issue.get(ErrorContext.COLUMN) or issue.get(ErrorContext.SIDECAR_COLUMN_NAME)
-            tag = issue.get("source_tag") or _quoted(str(issue.get("message", "")))
-            related = () if column else _related(sidecar, header, rows, row, tag)
-            found.append(SidecarIssue(
-                source=path, code=str(issue.get("code")), message=str(issue.get("message", "")).strip(),
-                severity=_severity(issue), column=column, level=_cell(rows, header, row, column), row=row,
-                hed=_text(issue.get(ErrorContext.HED_STRING)), related=related))
-    return found
+    return found + validate_events(sidecar, events, hed_version, name=name, include_warnings=include_warnings,
+                                   cache=cache, workers=workers)
 
 
 def _quoted(message: str) -> str | None:
@@ -260,11 +258,13 @@ def _replaced(path: str, tasks: set[str]) -> bool:
 def write_dataset_zip(out: IO[bytes], sidecars: Mapping[str, dict[str, Any]], *,
                       files: DatasetFiles | None = None, source_zip: str | IO[bytes] | None = None,
                       source_prefix: str = "") -> None:
-    """Write a zip of the dataset with *sidecars* (root file name -> dict) in place of the old ones.
+    """Write a zip with *sidecars* (root file name -> dict) in place of the old ones.
 
-    The other files come from *files* (the relevant files kept in memory) or are streamed entry by entry
-    from the original *source_zip* (recordings included; *source_prefix* is its top folder to strip, if
-    any), so memory stays bounded by one copy buffer. Root sidecars of the same tasks are replaced.
+    The other files come from *files* (what the reader keeps: events files, sidecars and
+    ``dataset_description.json``, never recordings or the README; so this is the dataset's HED files, not the
+    whole dataset) and/or are streamed entry by entry from the original *source_zip* (everything, recordings
+    included; *source_prefix* is its top folder to strip, if any), so memory stays bounded by one copy
+    buffer. Root sidecars of the same tasks are replaced.
     """
     tasks = {entities(name).get("task") for name in sidecars} - {None}
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as target:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
 
+from bidsdata.columns import is_number
 from bidsdata.errors import DatasetError
 from bidsdata.limits import LimitExceeded, UploadLimits
 
@@ -28,12 +29,21 @@ _BLOCK = 64 * 1024  # characters split per batch: Counter.update then runs in C 
 
 @dataclass
 class ColumnScan:
-    """One column of one file: its value counts (n/a left out) and whether there were more to count."""
+    """One column of one file: its value counts (n/a left out) and whether there were more to count.
+
+    ``counter`` stays true while every value read is a whole number one more than the one before (a trial
+    or event counter: 1, 2, 3...); ``counted`` is how many values that run holds.
+    """
 
     counts: Counter[str] = field(default_factory=Counter)
     overflow: bool = False
+    counter: bool = True
+    counted: int = 0
+    _last: int | None = field(default=None, repr=False)
 
     def add(self, values: list[str], limit: int) -> None:
+        if self.counter:
+            self._follow(values)
         if self.overflow:
             # Past the limit only values already seen are counted: a new one would grow without bound.
             self.counts.update(filter(self.counts.__contains__, values))
@@ -46,6 +56,22 @@ class ColumnScan:
             kept = dict(list(self.counts.items())[:limit])
             self.counts = Counter(kept)
 
+    def _follow(self, values: list[str]) -> None:
+        """Whether *values* go on counting up by one (converted and compared in C, a block at a time)."""
+        if not values:
+            return
+        try:
+            numbers = list(map(int, values))
+        except ValueError:  # n/a, a fraction or text: no counter
+            self.counter = False
+            return
+        start = numbers[0] if self._last is None else self._last + 1
+        if numbers != list(range(start, start + len(numbers))):
+            self.counter = False
+            return
+        self._last = numbers[-1]
+        self.counted += len(numbers)
+
 
 @dataclass
 class TableScan:
@@ -54,6 +80,8 @@ class TableScan:
     header: list[str]
     rows: int = 0
     columns: dict[str, ColumnScan] = field(default_factory=dict)
+    untimed_rows: int = 0
+    """Rows whose ``onset`` is ``n/a`` or empty: not placed in time (a behavioural table, for instance)."""
 
     def samples(self, column: str, limit: int = SAMPLES) -> list[str]:
         found = self.columns.get(column)
@@ -133,6 +161,7 @@ def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) ->
     counted = [(i, name) for i, name in enumerate(header) if name not in SKIP_COLUMNS]
     result.columns = {name: ColumnScan() for _, name in counted}
     tabs = len(header) - 1
+    onset = header.index("onset")
     for first, lines in itertools.chain([head], blocks):
         kept = [line for line in lines if _is_row(line)]
         if any(line.count("\t") != tabs for line in kept):
@@ -140,7 +169,9 @@ def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) ->
                                 if _is_row(line) and line.count("\t") != tabs)
             raise DatasetError(f"line {number} has {line.count(chr(9)) + 1} fields, the header has {tabs + 1}",
                                path=path)
-        _count(result, counted, [line.split("\t") for line in kept], limits, rows_so_far, path)
+        batch = [line.split("\t") for line in kept]
+        _count(result, counted, batch, limits, rows_so_far, path)
+        result.untimed_rows += sum(1 for cells in batch if cells[onset] in NA_VALUES)
     return result
 
 
@@ -148,17 +179,29 @@ def _check_header(header: list[str], path: str, limits: UploadLimits) -> None:
     if len(header) > limits.max_columns:
         raise LimitExceeded(f"{len(header):,} columns", "max_columns", limits.max_columns, path=path)
     if "onset" not in header:
-        if any(h.replace(".", "", 1).lstrip("-").isdigit() for h in header):
+        if _looks_like_data(header):
             raise DatasetError("no header row (line 1 holds numbers; it must name the columns, 'onset' among "
                                "them)", path=path)
-        raise DatasetError(f"no 'onset' column (line 1 names {', '.join(header[:8])}"
-                           f"{'...' if len(header) > 8 else ''}); BIDS events files start with onset",
-                           path=path)
+        named = f"line 1 names {', '.join(header[:8])}{'...' if len(header) > 8 else ''}"
+        near = next((h for h in header if h.strip().lower() == "onset"), None)
+        if near is not None:
+            raise DatasetError(f"no 'onset' column ({named}): write {near!r} as 'onset', in lower case, as BIDS "
+                               "names it", path=path)
+        raise DatasetError(f"no 'onset' column ({named}); BIDS events files start with onset, each event's time "
+                           "in seconds", path=path)
     if any(not h for h in header):
         raise DatasetError("empty column name in header (line 1)", path=path)
     dupes = sorted({h for h in header if header.count(h) > 1})
     if dupes:
         raise DatasetError(f"repeated column name(s) {', '.join(dupes)} in header (line 1)", path=path)
+
+
+def _looks_like_data(cells: list[str]) -> bool:
+    """Whether a first line is a row of events rather than column names: it holds ``n/a`` or a fraction (no
+    column is named so), or numbers in at least half its cells. A header with one number among names
+    ("trial, cue, 500") is a header."""
+    numbers = [c for c in cells if is_number(c)]
+    return "n/a" in cells or any("." in c for c in numbers) or 2 * len(numbers) >= len(cells)
 
 
 def _count(result: TableScan, counted: list[tuple[int, str]], batch: list[list[str]], limits: UploadLimits,

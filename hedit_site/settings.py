@@ -266,6 +266,9 @@ HEDIT_MAX_UPLOAD_BYTES = int(os.environ.get("HEDIT_MAX_UPLOAD_BYTES", str(64 * 1
 # (read as text here: `manage.py check` and the server's start report a value that is no whole number)
 HEDIT_UPLOAD_LIMITS = {name: value.strip() for name, value in os.environ.items()
                        if name.startswith("HEDIT_UPLOAD_MAX_") and value.strip()}
+# How much of a task's events the project page's quality figures examine (files, then rows in them).
+HEDIT_QUALITY_MAX_FILES = int(os.environ.get("HEDIT_QUALITY_MAX_FILES", "20"))
+HEDIT_QUALITY_MAX_ROWS = int(os.environ.get("HEDIT_QUALITY_MAX_ROWS", "20000"))
 # Form and JSON bodies held in memory; uploaded files past FILE_UPLOAD_MAX_MEMORY_SIZE go to disk.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("HEDIT_MAX_FORM_BYTES", str(1024 * 1024)))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024

@@ -11,7 +11,7 @@ from agents.offline.events import BOUNDARY_WORDS, EVENT_TYPES, IMPLICIT_TAGS, ST
 from agents.offline.lexicon import Lexicon, Match, get_lexicon
 from agents.offline.rules import FIXATION_WORDS, Composer, Group, Unit
 from agents.offline.segments import split_sentences
-from agents.offline.text import Quantity, Token, find_quantities
+from agents.offline.text import Quantity, Token, attributive, find_quantities
 from agents.offline.validity import Tree, parse, repair, serialize
 from agents.schema import DEFAULT_SCHEMA_VERSION
 from agents.vocabulary import Vocabulary, get_vocabulary
@@ -148,6 +148,35 @@ def _restrict_attention(units: list[Unit], tokens: list[Token], vocab: Vocabular
             u.tag, u.kind = "Selective-attention", kind_of(vocab, "Selective-attention")
 
 
+# Words that present something: negated ("the probe was not shown"), nothing is presented.
+_PRESENTING = frozenset({"Sensory-event"})
+_PREPOSITIONS = frozenset({"in", "during", "for", "under", "at", "on", "after", "before", "within", "across",
+                           "throughout", "between", "of", "from", "to", "with", "by"})
+
+
+def _withheld(matches: list[Match]) -> bool:
+    return any(m.negated and _PRESENTING & set(m.tags) for m in matches)
+
+
+def _attributive(u: Unit, tokens: list[Token]) -> bool:
+    """"the attended ear", "the pressed key": an action's participle naming which thing, not an act."""
+    return u.kind == "action" and attributive(tokens, u.first, u.last)
+
+
+def _defines_condition(units: list[Unit], tokens: list[Token]) -> bool:
+    """"Experimental condition in which ...", "The easy condition": the description's subject is a condition.
+
+    A condition named in a prepositional phrase ("in the easy condition, a dot appears") is where
+    the event told of happens.
+    """
+    head = next((u for u in units if u.kind not in {"attribute", "state"}), None)
+    if head is None or head.tag != "Condition-variable":
+        return False
+    if any(t.text in BOUNDARY_WORDS or t.norm in BOUNDARY_WORDS for t in tokens):
+        return False  # "the condition starts": a boundary of the condition is an event
+    return not any(t.text in _PREPOSITIONS or t.is_break for t in tokens[: head.first])
+
+
 def _uncovered(tokens: list[Token], matches: list[Match], units: list[Unit], present: set[str],
                structural: bool) -> tuple[str, ...]:
     """Content words that no emitted tag stands for (negated words are deliberately left out)."""
@@ -184,12 +213,13 @@ def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bo
     bounds = {u.first for u in units if "/" in u.tag}
     states = {u.first for u in units if u.kind == "attribute"}
     units = [u for u in units if not (u.tag == "Within" and u.last + 1 in bounds)
-             and not (u.tag == "Turn" and u.last + 1 in states)]
+             and not (u.tag == "Turn" and u.last + 1 in states) and not _attributive(u, tokens)]
 
     durations = [u for u in units if u.kind == "duration"]
     body = [u for u in units if u.kind != "duration"]
     matched = {i for m in matches for i in range(m.first, m.last + 1)}
-    composer = Composer(vocab, [t.text for t in tokens], [t.index for t in tokens if t.is_break], matched)
+    composer = Composer(vocab, [t.text for t in tokens], [t.index for t in tokens if t.is_break], matched,
+                        withheld=_withheld(matches), condition=_defines_condition(units, tokens))
     elements = composer.compose(body, lemmas, durations)
     texts = _drop_redundant(_serialize(elements))
     annotation = repair(", ".join(texts) or FALLBACK, vocab, avoid, no_extend) or FALLBACK

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.offline.events import IMPLICIT_TAGS, omitted_by_convention
-from agents.offline.lexicon import get_lexicon
-from agents.offline.text import Token, find_quantities
+from agents.offline.events import IMPLICIT_TAGS, kind_of, omitted_by_convention
+from agents.offline.lexicon import Match, get_lexicon
+from agents.offline.text import Token, attributive, find_quantities
 from agents.offline.validity import flat_tags, parse
 from agents.schema import DEFAULT_SCHEMA_VERSION
 from agents.vocabulary import TagInfo, Vocabulary, get_vocabulary, name_words
@@ -61,6 +61,12 @@ def _is_bound(match_tags: tuple[str, ...], last: int, tokens: list[Token]) -> bo
     return match_tags == ("Within",) and last + 1 < len(tokens) and tokens[last + 1].is_number
 
 
+def _names_a_thing(match: Match, tokens: list[Token], vocab: Vocabulary) -> bool:
+    """ "the attended ear": an action's participle that says which thing, not an act of this event."""
+    return bool(match.tags) and all(kind_of(vocab, t) == "action" for t in match.tags) and attributive(
+        tokens, match.first, match.last)
+
+
 def uncovered_terms(
     description: str, annotation: str, schema_version: str = DEFAULT_SCHEMA_VERSION
 ) -> tuple[str, ...]:
@@ -74,7 +80,8 @@ def uncovered_terms(
     for match in lex.match(tokens):
         if match.negated or not set(match.tags) - IMPLICIT_TAGS or match.term in missing:
             continue
-        if omitted_by_convention(set(match.tags), names) or _is_bound(match.tags, match.last, tokens):
+        if (omitted_by_convention(set(match.tags), names) or _is_bound(match.tags, match.last, tokens)
+                or _names_a_thing(match, tokens, vocab)):
             continue
         infos = [i for i in (vocab.get(t) for t in match.tags) if i is not None]
         if any(_stands_for(t, p) for t in infos for p in present):
@@ -142,7 +149,7 @@ def assess_coverage(
         infos = [i for i in (vocab.get(t) for t in tags) if i is not None]
         if (not tags - IMPLICIT_TAGS or any(_stands_for(t, p) for t in infos for p in present)
                 or set(match.term.split()) <= words or omitted_by_convention(tags, names)
-                or _is_bound(match.tags, match.last, tokens)):
+                or _is_bound(match.tags, match.last, tokens) or _names_a_thing(match, tokens, vocab)):
             understood += weight
         elif match.term not in uncovered:
             uncovered.append(match.term)

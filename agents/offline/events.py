@@ -51,7 +51,7 @@ _HAPPENINGS = frozenset({"Collide-with"})
 _AGENTIVE = ("Move", "Communicate", "Perform")
 # Judgements of how an action turned out (hedtools' action roles, bar the non-judging ones).
 OUTCOMES = frozenset({"Correct-action", "Incorrect-action", "Omitted-action", "Indeterminate-action", "Miss",
-                      "Near-miss", "Inappropriate-action", "Appropriate-action", "Correction", "Mishap"})
+                      "Near-miss", "Inappropriate-action", "Appropriate-action", "Correction"})
 # Roles of things shown to the participant: the response or action they mention is their content.
 _PRESENTED_ROLES = frozenset({"Feedback", "Instructional", "Cue", "Warning"})
 # hedtools' task roles: one of them is what a task event is for.
@@ -112,6 +112,8 @@ class Clues:
     directive: bool = False  # the description tells the participant what to do ("should", "to attend")
     signalled: frozenset[str] = frozenset()  # actions a presented thing asks for ("which key to press")
     imagined: bool = False  # "imagine", "imagined": the action happens in the mind only
+    withheld: bool = False  # a presentation word is negated ("the probe was not shown"): nothing is presented
+    condition: bool = False  # the description defines a condition ("a condition in which ..."), not an event
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,13 @@ class EventFrame:
     # With both a presentation and an action, the action's own event tags (a second event).
     action_tags: tuple[str, ...] = ()
     dropped: frozenset[str] = field(default_factory=frozenset)  # tags the conventions leave out
+    # The participant's own act in the task: Participant-response says who acted.
+    response: bool = False
+
+    @property
+    def names_agent(self) -> bool:
+        """Whether the participant, as the agent, still belongs: an act of theirs that no role says is theirs."""
+        return self.acting and not self.response
 
     def keeps(self, tag: str) -> bool:
         """Whether a loose (ungrouped) tag still belongs once the event type is known."""
@@ -131,7 +140,7 @@ class EventFrame:
         if tag == "Experimental-stimulus":
             return self.sensory  # a stimulus only spoken of ("stimuli are to be counted") presents nothing
         if tag == "Experiment-participant":
-            return self.acting  # "the listener will hear sounds": nobody acts yet
+            return self.names_agent  # "the listener will hear sounds": nobody acts yet
         return True
 
 
@@ -162,22 +171,33 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
         actions = []  # what a cue or an instruction asks for has not happened yet
     agentive = [a for a in actions if a not in _HAPPENINGS and _under(vocab, a, _AGENTIVE)]
     participant = "Experiment-participant" in tags
-    physical = any(a in RESPONSE_ACTIONS for a in actions) and not clues.imagined
+    # An accident ("presses the key by mistake") is a mishap, not the task's answer.
+    mishap = "Mishap" in tags
+    physical = any(a in RESPONSE_ACTIONS for a in actions) and not clues.imagined and not mishap
     outcome = bool(tags & OUTCOMES) and not physical and not presented_role and not stimulus_items
     # A participant named as doing something deliberate in a task is responding; a vehicle that
     # moves or an imagined movement is not a response.
-    response = physical or (not presented_role and not outcome and not clues.imagined and (
+    response = physical or (not presented_role and not outcome and not clues.imagined and not mishap and (
         "Participant-response" in tags or (participant and bool(tags & OUTCOMES or agentive))))
-    acting = (response or bool(agentive)) and not outcome
+    # "The recording stops", "the amplifier fails": with nobody named, the experiment's machinery acts.
+    machinery = bool({"Recording", "Mishap"} & tags or "marker" in kinds.values()) and not (
+        participant or physical or "Participant-response" in tags or "agent" in kinds.values())
+    acting = (response or bool(agentive)) and not outcome and not machinery
     attending = any(_under(vocab, t, _ATTENTION) for t in tags)
     sensory = "Sensory-event" in tags or (not attending and "modality" in kinds.values())
     happening = any(a in _HAPPENINGS for a in actions)
     # A cue or feedback is shown or played even when what it asks for is attention.
     if not sensory and not acting and (presented_role or (not attending and (stimulus_items or happening))):
         sensory = True
-    sensory = sensory and not outcome
-    control = "marker" in kinds.values() or "Recording" in tags
-    structure = bool((tags & _STRUCTURE_ORGS or lemmas & STRUCTURE_NOUNS) and lemmas & BOUNDARY_WORDS)
+    # "The face is not shown": what is withheld presents nothing. A condition ("the condition in
+    # which subjects attend to tones") is a state the experiment's events happen in, not an event.
+    sensory = sensory and not outcome and not clues.withheld and not clues.condition
+    acting = acting and not clues.condition
+    # A mishap is an event's role, not a judgement of an action: an equipment or control abnormality
+    # that nobody presented or did is an event of the experiment's control.
+    control = "marker" in kinds.values() or "Recording" in tags or mishap
+    structure = bool((tags & _STRUCTURE_ORGS or lemmas & STRUCTURE_NOUNS) and lemmas & BOUNDARY_WORDS
+                     and not clues.condition)
     roots = _roots(sensory, acting, structure, control)
 
     top: list[str] = []
@@ -216,12 +236,16 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
         into.append("Agent-action")
         if response:
             into.append("Participant-response")
-        if "agent" not in kinds.values():
-            into.append("Experiment-participant")
+        if "agent" not in kinds.values() and not response:
+            into.append("Experiment-participant")  # the agent an action needs
     if not sensory and not acting and roots:
         top.append(roots[0])
     top.extend(t for t in added if t not in tags)
     dropped: set[str] = set()
+    if presented_role:
+        # One task role per event: a cue, feedback or an instruction is what this event is for; the
+        # stimulus or the response it speaks of ("feedback on the last response") belongs to other events.
+        dropped |= tags & {"Experimental-stimulus", "Participant-response"}
     if not sensory:
         # A stimulus role word in a response or a judgement ("a false alarm to the target") names
         # what was answered, not this event's role.
@@ -232,7 +256,8 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
         dropped.add("Task")  # "the task", "during the task": the topic, not a boundary of the task
     if "Imagined-action" in top:
         dropped.add("Imagine")  # Imagined-action says it, with the action itself kept
-    return EventFrame(tuple(top), sensory, acting, screen, tuple(action_top), frozenset(dropped))
+    return EventFrame(tuple(top), sensory, acting, screen, tuple(action_top), frozenset(dropped),
+                      acting and response)
 
 
 EVENT_TYPES = frozenset({"Sensory-event", "Agent-action", "Experiment-control", "Experiment-structure",
@@ -244,7 +269,8 @@ def omitted_by_convention(term_tags: set[str], present: set[str]) -> bool:
 
     An event word ("appears") is said by the one event type an event gets, or by none in a
     statement about an outcome; "the task" is a topic unless a boundary of it; "imagine" is said
-    by Imagined-action; a stimulus role in a response or a judgement names what was answered.
+    by Imagined-action; a stimulus role in a response or a judgement names what was answered;
+    the stimulus or response that a cue, feedback or an instruction speaks of belongs to other events.
     """
     if not term_tags:
         return False
@@ -254,5 +280,7 @@ def omitted_by_convention(term_tags: set[str], present: set[str]) -> bool:
         return "Imagined-action" in present
     if term_tags <= {"Attend-to", "Focused-attention"}:
         return "Selective-attention" in present  # "attend only to"
+    if term_tags <= {"Experimental-stimulus", "Participant-response"} and present & _PRESENTED_ROLES:
+        return True  # "feedback on the last response": one task role per event
     judged = bool(present & (OUTCOMES | {"Participant-response"})) and "Sensory-event" not in present
     return term_tags <= STIMULUS_ROLES and judged

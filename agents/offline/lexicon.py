@@ -144,11 +144,14 @@ class Lexicon:
         return found
 
     def _opposite(self, token: Token) -> tuple[str, ...] | None:
-        """Tags of the word formed with a negative prefix ("clear" -> "unclear"), if the lexicon knows one."""
+        """Tags of the word formed with a negative prefix ("clear" -> "unclear"), if the lexicon knows one.
+
+        Only a quality has a prefixed opposite: "not played" is not "displayed", nor "not cover" "discover".
+        """
         for form in token.forms:
             for prefix in _NEGATIVE_PREFIXES:
                 tags = self.phrases.get((prefix + form,))
-                if tags:
+                if tags and all(self.vocab.is_under(t, "Property") for t in tags):
                     return tags
         return None
 

@@ -11,7 +11,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agents.offline.events import Clues, infer_event, kind_of
+from agents.offline.events import STRUCTURE_NOUNS, Clues, infer_event, kind_of
 
 if TYPE_CHECKING:
     from agents.vocabulary import Vocabulary
@@ -67,8 +67,11 @@ class Unit:
 class Composer:
     """Turns the units of one description into top-level HED elements."""
 
-    def __init__(self, vocab: Vocabulary, words: list[str], breaks: list[int], matched: set[int]) -> None:
+    def __init__(self, vocab: Vocabulary, words: list[str], breaks: list[int], matched: set[int], *,
+                 withheld: bool = False, condition: bool = False) -> None:
         self.vocab = vocab
+        self.withheld = withheld  # a presentation word is negated: nothing is shown or played
+        self.condition = condition  # the description defines a condition rather than telling of an event
         self.words = words
         self.breaks = breaks
         self.matched = matched
@@ -122,12 +125,31 @@ class Composer:
         for a, b in itertools.pairwise(items):
             if a.used or b.used or not self._modifier_gap(a.last, b.first, modifiers, _OF):
                 continue
+            if self._merge_kinds(a, b):
+                continue
             if "of" in self._gap(a.last, b.first):
                 a.extras.append(b.content())
                 b.used = True
             elif a.first != b.first:
                 b.extras[:0] = [a.tag, *a.extras]
                 a.used = True
+
+    def _merge_kinds(self, a: Unit, b: Unit) -> bool:
+        """"a beep sound", "a sound, a beep": one thing named twice, by its kind and by itself.
+
+        HED names a thing by its most specific tag; the broader one says nothing more, so the
+        specific unit stands for both (with what describes either).
+        """
+        if self.vocab.is_under(a.tag, b.tag):
+            keep, drop = a, b
+        elif self.vocab.is_under(b.tag, a.tag):
+            keep, drop = b, a
+        else:
+            return False
+        keep.extras.extend(drop.extras)
+        keep.first, keep.last = min(a.first, b.first), max(a.last, b.last)
+        drop.used = True
+        return True
 
     # --- relations and actions ------------------------------------------------------------
     def _next_np(self, units: list[Unit], start: Unit, glue: frozenset[str]) -> Unit | None:
@@ -224,9 +246,14 @@ class Composer:
         others = [u for u in units if u.kind == "action" and u.tag != "Imagine"]
         for u in imagine if others else []:
             u.used = True  # the imagined action is tagged itself, as Imagined-action
-        return Clues(frozenset(u.tag for u in units if asked.get(id(u)) and u.kind == "action"),
+        # "the rest period", "a practice run": an action naming a part of the experiment is not done now.
+        naming = frozenset(u.tag for u in units if u.kind == "action" and (
+            self.words[u.last] in STRUCTURE_NOUNS or (u.last + 1 < len(self.words)
+                                                      and self.words[u.last + 1] in STRUCTURE_NOUNS)))
+        return Clues(frozenset(u.tag for u in units if asked.get(id(u)) and u.kind == "action") | naming,
                      any(asked.values()), signalled,
-                     bool(others) and (bool(imagine) or any(u.tag == "Imagined-action" for u in units)))
+                     bool(others) and (bool(imagine) or any(u.tag == "Imagined-action" for u in units)),
+                     self.withheld, self.condition)
 
     def compose(self, units: list[Unit], lemmas: set[str], durations: list[Unit]) -> list[str | Group]:
         clues = self.clues(units)
@@ -238,6 +265,12 @@ class Composer:
         event_tags: list[str | Group] = list(event.tags)
         rest = [u.content() for u in units if not u.used and event.keeps(u.tag)]
         action_groups = [g for g in action_groups if not (isinstance(g, str) and g in event.dropped)]
+        if not event.names_agent:
+            # The participant is the agent of an Agent-action, and Participant-response already says
+            # they acted; "the participant should fixate" or "a condition in which the participant
+            # attends" tells of no act of theirs in this event.
+            action_groups = [g.items[1] if isinstance(g, Group) and len(g.items) == 2
+                             and g.items[0] == "Experiment-participant" else g for g in action_groups]
         if event.screen:
             # HED's convention for what a monitor shows: the modality grouped with the display.
             rest = [e for e in rest if not (isinstance(e, str) and e in {"Computer-screen", "Visual-presentation"})]

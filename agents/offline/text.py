@@ -113,6 +113,18 @@ def negated(tokens: list[Token], index: int, window: int = 3) -> bool:
     return False
 
 
+DETERMINERS = frozenset({"the", "a", "an", "this", "that", "each", "every"})
+
+
+def attributive(tokens: list[Token], first: int, last: int) -> bool:
+    """True if the participle tokens[first:last+1] describes a noun: "the attended ear", "the pressed key".
+
+    A past participle between a determiner and what follows names which thing, not an act.
+    """
+    return (first > 0 and tokens[first - 1].text in DETERMINERS and tokens[first].text.endswith(("ed", "en"))
+            and last + 1 < len(tokens) and not tokens[last + 1].is_break)
+
+
 # --- numeric quantities -------------------------------------------------------------------
 @dataclass(frozen=True)
 class Quantity:

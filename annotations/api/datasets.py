@@ -25,6 +25,8 @@ from rest_framework.views import APIView
 
 from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets import services
+from annotations.datasets.quality import task_quality
+from annotations.datasets.results import current_sidecar, write_zip
 from annotations.datasets.selectors import (
     LevelState,
     current_status,
@@ -33,9 +35,8 @@ from annotations.datasets.selectors import (
     progress_of,
     visible_projects,
 )
-from annotations.datasets.sidecars import task_sidecar, write_zip
 from annotations.datasets.uploads import files_from_uploads
-from annotations.datasets.views import ZIP_SPOOL_BYTES
+from annotations.datasets.views import ZIP_SPOOL_BYTES, ZIP_SUFFIX
 from annotations.models import DatasetColumn, DatasetLevel, DatasetProject, DatasetTask, JobStatus
 
 logger = logging.getLogger(__name__)
@@ -100,6 +101,24 @@ class ColumnSerializer(serializers.Serializer):
         return LevelSerializer(self.context["levels"].get(column.pk, []), many=True).data
 
 
+class QualitySerializer(serializers.Serializer):
+    """A task's quality line: the referee's figures for its current sidecar (score_events.py's definitions)."""
+
+    valid = serializers.BooleanField(help_text="The sidecar and every events file validate, every level has HED.")
+    files = serializers.IntegerField(help_text="Events files examined (HEDIT_QUALITY_MAX_FILES / _MAX_ROWS).")
+    files_total = serializers.IntegerField()
+    rows = serializers.IntegerField()
+    rows_ok = serializers.IntegerField(help_text="Rows with HED that hedtools' EventsChecker reports nothing for.")
+    rows_hed = serializers.IntegerField()
+    rows_ok_share = serializers.FloatField()
+    levels = serializers.IntegerField(help_text="Categorical levels with HED, in columns with more than one.")
+    levels_distinct = serializers.IntegerField(help_text="Levels whose expanded HED no other level of the column has.")
+    distinct_share = serializers.FloatField()
+    factors = serializers.ListField(child=serializers.CharField(), help_text="Condition variables hedtools finds.")
+    unchecked = serializers.ListField(child=serializers.CharField(), help_text="Files hedtools could not check.")
+    open_questions = serializers.IntegerField()
+
+
 class TaskSerializer(serializers.Serializer):
     """A task with its columns; the columns come in the context (``columns``: task id -> columns)."""
 
@@ -107,6 +126,12 @@ class TaskSerializer(serializers.Serializer):
     sidecar = serializers.CharField(source="sidecar_name")
     events_files = serializers.ListField(child=serializers.CharField())
     columns = serializers.SerializerMethodField()
+    quality = serializers.SerializerMethodField()
+
+    @extend_schema_field(QualitySerializer(allow_null=True))
+    def get_quality(self, task: DatasetTask) -> dict[str, Any] | None:
+        """Only with ``?quality=1`` (hedtools reads the events files): else null."""
+        return self.context.get("quality", {}).get(task.pk)
 
     @extend_schema_field(ColumnSerializer(many=True))
     def get_columns(self, task: DatasetTask) -> list[dict[str, Any]]:
@@ -154,8 +179,9 @@ class ProjectInventorySerializer(ProjectSerializer):
         return TaskSerializer(tasks, many=True, context=self.context).data
 
 
-def project_data(project: DatasetProject) -> dict[str, Any]:
-    """A project with its inventory, read in a fixed number of queries whatever its size."""
+def project_data(project: DatasetProject, *, with_quality: bool = False) -> dict[str, Any]:
+    """A project with its inventory, read in a fixed number of queries whatever its size; *with_quality*
+    adds each task's quality line (hedtools reads its events files; remembered per sidecar)."""
     states = level_states(project)
     levels: dict[int, list[LevelState]] = {}
     for state in states:
@@ -163,7 +189,10 @@ def project_data(project: DatasetProject) -> dict[str, Any]:
     columns: dict[int, list[DatasetColumn]] = {}
     for column in DatasetColumn.objects.filter(task__project=project).defer("template_issues"):
         columns.setdefault(column.task_id, []).append(column)
-    context = {"progress": {project.pk: progress(states)}, "levels": levels, "columns": columns}
+    context: dict[str, Any] = {"progress": {project.pk: progress(states)}, "levels": levels, "columns": columns}
+    if with_quality:
+        context["quality"] = {task.pk: task_quality(project, task, states=[
+            s for s in states if s.level.column.task_id == task.pk]).to_dict() for task in project.tasks.all()}
     return ProjectInventorySerializer(project, context=context).data
 
 
@@ -252,9 +281,15 @@ class DatasetListCreateView(APIView):
 
 class DatasetDetailView(APIView):
     @extend_schema(responses={200: ProjectInventorySerializer},
+                   parameters=[OpenApiParameter("quality", bool, description="Add each task's quality line "
+                                                "(rows passing event checks, distinct levels, factors, open "
+                                                "questions): hedtools reads the events files, so it is asked for.")],
                    summary="A project: status, progress and the whole inventory")
     def get(self, request: Request, pk: Any) -> Response:
-        return Response(project_data(_project(request, pk)))
+        wanted = request.query_params.get("quality", "")
+        if wanted not in ("", "0", "1", "true", "false"):
+            raise ValidationError({"quality": ["quality must be 1 or 0 (true or false)"]})
+        return Response(project_data(_project(request, pk), with_quality=wanted in ("1", "true")))
 
 
 class DatasetColumnView(APIView):
@@ -311,7 +346,10 @@ class DatasetAnnotateView(APIView):
 class DatasetSidecarView(APIView):
     @extend_schema(parameters=[OpenApiParameter("task", str, description="The task (optional with one task).")],
                    responses={200: OpenApiTypes.OBJECT},
-                   summary="A task's events.json; X-HED-Valid says whether it and every events file validate")
+                   summary="A task's events.json; X-HED-Valid says whether it and every events file validate",
+                   description="Answers from the stored, validated sidecar at once. While the latest annotations "
+                               "are being composed and validated it answers 202 with status `validating` and "
+                               "Retry-After.")
     def get(self, request: Request, pk: Any) -> Response:
         project = _project(request, pk)
         tasks = list(project.tasks.all())
@@ -325,7 +363,13 @@ class DatasetSidecarView(APIView):
                 if name is None:
                     raise ValidationError({"task": [f"this dataset has several tasks; choose one of: {known}"]})
                 raise NotFound(f"no task {name!r}; this dataset has: {known}")
-        result = task_sidecar(project, task)
+        result = current_sidecar(project, task)
+        if result.pending:  # validated in the background; asked for just now if nobody had
+            response = Response({"status": "validating", "detail": f"the sidecar of task {task.name!r} is being "
+                                 "composed and validated for the latest annotations; ask again shortly"},
+                                status=status.HTTP_202_ACCEPTED)
+            response["Retry-After"] = "5"
+            return response
         response = Response(result.sidecar)
         response["X-HED-Valid"] = "true" if result.is_valid else "false"
         response["Content-Disposition"] = content_disposition_header(False, task.sidecar_name)
@@ -334,11 +378,14 @@ class DatasetSidecarView(APIView):
 
 class DatasetDownloadView(APIView):
     @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY},
-                   summary="The dataset's files with the new sidecars in place, as a zip")
+                   summary="The dataset's events files and sidecars, with the new sidecars in place, as a zip",
+                   description="What an upload keeps: every *_events.tsv and *_events.json and "
+                               "dataset_description.json, with each task's new sidecar at the root. Not the whole "
+                               "dataset: recordings and other files are never uploaded into the portal.")
     def get(self, request: Request, pk: Any) -> FileResponse:
         project = _project(request, pk)
         spool = tempfile.SpooledTemporaryFile(max_size=ZIP_SPOOL_BYTES)  # noqa: SIM115 - FileResponse closes it
         write_zip(project, spool)
         spool.seek(0)
-        return FileResponse(spool, as_attachment=True, filename=f"dataset-{project.pk}.zip",
+        return FileResponse(spool, as_attachment=True, filename=f"dataset-{project.pk}{ZIP_SUFFIX}",
                             content_type="application/zip")

@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from annotations.api import datasets, docs, tokens, views
+from annotations.api import dataset_questions, datasets, docs, tokens, views
 
 app_name = "api"
 
@@ -16,6 +16,7 @@ urlpatterns = [
     path("datasets/<uuid:pk>/columns/<int:column_id>/", datasets.DatasetColumnView.as_view(), name="dataset-column"),
     path("datasets/<uuid:pk>/levels/<int:level_id>/", datasets.DatasetLevelView.as_view(), name="dataset-level"),
     path("datasets/<uuid:pk>/annotate/", datasets.DatasetAnnotateView.as_view(), name="dataset-annotate"),
+    path("datasets/<uuid:pk>/questions/", dataset_questions.DatasetQuestionsView.as_view(), name="dataset-questions"),
     path("datasets/<uuid:pk>/sidecar/", datasets.DatasetSidecarView.as_view(), name="dataset-sidecar"),
     path("datasets/<uuid:pk>/download/", datasets.DatasetDownloadView.as_view(), name="dataset-download"),
     path("validate/", views.ValidateView.as_view(), name="validate"),

@@ -1,4 +1,4 @@
-"""Forms of the dataset pages: the upload, a column's kind and template, a level's description."""
+"""Forms of the dataset pages: the upload, a column's kind and template, a level's description, an answer."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ class DatasetUploadForm(forms.Form):
     files = MultipleFileField(
         label="Dataset", allow_empty_file=True,
         help_text="One zip of a BIDS folder, or several *_events.tsv files with their *_events.json sidecars.",
-        widget=MultipleFileInput(attrs={"accept": ".zip,.tsv,.json"}))
+        widget=MultipleFileInput(attrs={"accept": ".zip,.tsv,.json,.md,.txt"}))
     name = forms.CharField(max_length=MAX_NAME_CHARS, required=False,
                            help_text="Defaults to the file's name.")
     schema_version = forms.ChoiceField(required=False, label="HED schema",
@@ -48,7 +48,8 @@ class DatasetUploadForm(forms.Form):
         limits = upload_limits()
         self.fields["files"].help_text = (
             f"One zip of a BIDS folder (up to {limits.max_archive_bytes // 2**20} MB and {limits.max_entries:,} "
-            "entries), or several *_events.tsv files with their *_events.json sidecars.")
+            "entries), or several *_events.tsv files with their *_events.json sidecars. Its README and task files "
+            "(task-*_bold.json, _eeg.json...) tell the annotator what the study is; recordings are never read.")
 
 
 class ColumnKindForm(forms.Form):
@@ -61,3 +62,17 @@ class TemplateForm(forms.Form):
 
 class LevelDescriptionForm(forms.Form):
     description = forms.CharField(max_length=MAX_DESCRIPTION_CHARS, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class AnswerForm(forms.Form):
+    """The lab's answer to an open question: about a level (``level_id``) or a column (``column_id``)."""
+
+    answer = forms.CharField(max_length=MAX_DESCRIPTION_CHARS, widget=forms.Textarea(attrs={"rows": 2}))
+    level_id = forms.IntegerField(required=False, min_value=1)
+    column_id = forms.IntegerField(required=False, min_value=1)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not data.get("level_id") and not data.get("column_id"):
+            raise forms.ValidationError("Say which level (or column) the answer is for.")
+        return data

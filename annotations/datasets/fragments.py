@@ -8,7 +8,9 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.template.loader import render_to_string
 
+from annotations.datasets.questions import OpenQuestion, project_questions
 from annotations.datasets.selectors import (
+    STATUS_LABELS,
     STATUSES,
     LevelState,
     current_status,
@@ -38,21 +40,27 @@ def page_context(project: DatasetProject, *, status: str = "", page: Any = 1) ->
         on_page.setdefault(state.level.column.task_id, []).append(state)
     in_task = Counter(s.level.column.task_id for s in shown)
     columns_of: dict[int, list[DatasetColumn]] = {}
-    for column in DatasetColumn.objects.filter(task__project=project).defer("sample_values", "template_issues"):
+    all_columns = list(DatasetColumn.objects.filter(task__project=project).defer("sample_values", "template_issues"))
+    for column in all_columns:
         columns_of.setdefault(column.task_id, []).append(column)
+    task_rows = list(project.tasks.only("id", "project_id", "name", "sidecar_name", "events_files"))
+    questions_of: dict[int, list[OpenQuestion]] = {}
+    for question in project_questions(project, states=states, columns=all_columns, tasks=task_rows):
+        questions_of.setdefault(question.task.pk, []).append(question)
     tasks = []
-    for task in project.tasks.only("id", "project_id", "name", "sidecar_name", "events_files"):
+    for task in task_rows:
         columns = columns_of.get(task.pk, [])
         tasks.append({"task": task, "columns": columns,
                       "value_columns": [c for c in columns if c.kind == ColumnKind.VALUE],
-                      "levels": on_page.get(task.pk, []), "level_total": in_task.get(task.pk, 0)})
+                      "levels": on_page.get(task.pk, []), "level_total": in_task.get(task.pk, 0),
+                      "questions": questions_of.get(task.pk, [])})
     return {"project": project, "tasks": tasks, **_counts(states), "status_filter": status,
             "levels_page": levels, "ws_url": ws_path(project), "column_kinds": ColumnKind.choices}
 
 
 def _counts(states: list[LevelState]) -> dict[str, Any]:
     counts = status_counts(states)
-    return {"counts": counts, "count_items": [(name, counts[name]) for name in LEVEL_FILTERS],
+    return {"counts": counts, "count_items": [(name, STATUS_LABELS[name], counts[name]) for name in LEVEL_FILTERS],
             "progress": progress(states)}
 
 

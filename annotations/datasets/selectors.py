@@ -1,7 +1,9 @@
 """Read-side of dataset projects: who sees which project, and each level's status and annotation.
 
 A level's annotation is its latest accepted review or correction, else its latest valid run, else the
-uploaded sidecar's HED when it validates. Status and annotation are computed from the stored runs and
+uploaded sidecar's HED when it validates. A level whose meaning the lab never gave (an open question,
+:mod:`bidsdata.questions`) shows ``needs_description`` whatever its runs say, unless a run of it is queued
+or running; ``outcome`` keeps what its runs say. Status and annotation are computed from the stored runs and
 reviews in a handful of queries per project (nothing derived is stored, so nothing can go stale).
 """
 
@@ -28,9 +30,13 @@ from annotations.models import (
     SessionStatus,
     Verdict,
 )
+from bidsdata.archive import DatasetFiles
+from bidsdata.inventory import humanize
+from bidsdata.questions import level_needs_answer
 
-LevelStatus = Literal["pending", "running", "valid", "invalid", "reviewed"]
-STATUSES: tuple[LevelStatus, ...] = ("pending", "running", "valid", "invalid", "reviewed")
+LevelStatus = Literal["pending", "running", "valid", "invalid", "reviewed", "needs_description"]
+STATUSES: tuple[LevelStatus, ...] = ("pending", "running", "valid", "invalid", "reviewed", "needs_description")
+STATUS_LABELS: dict[str, str] = {status: status.replace("_", " ").capitalize() for status in STATUSES}
 Source = Literal["review", "correction", "run", "existing", ""]
 
 
@@ -55,10 +61,21 @@ class LevelState:
     latest_session_id: Any = None  # the newest run, whatever its outcome
     runs: int = 0
     queued: bool = False
+    outcome: LevelStatus = "pending"  # the status its runs give, open question or not
+    open_question: bool = False
 
     @property
     def column(self) -> DatasetColumn:
         return self.level.column
+
+    @property
+    def status_label(self) -> str:
+        return "Queued" if self.queued else STATUS_LABELS[self.status]
+
+
+def has_open_question(level: DatasetLevel) -> bool:
+    """Whether the lab has yet to say what *level* means (its column must be attached)."""
+    return level_needs_answer(level.column.name, level.value, level.description, level.needs_description)
 
 
 @dataclass
@@ -99,7 +116,7 @@ def _runs_by_level(scope: dict[str, Any]) -> dict[int, list[_Run]]:
     return by_level
 
 
-def _state_of(level: DatasetLevel, runs: list[_Run]) -> LevelState:
+def _state_of(level: DatasetLevel, runs: list[_Run], *, open_question: bool = False) -> LevelState:
     latest = runs[-1] if runs else None
     state = LevelState(level=level, status="pending", latest_session_id=latest.id if latest else None,
                        runs=len(runs))
@@ -120,6 +137,9 @@ def _state_of(level: DatasetLevel, runs: list[_Run]) -> LevelState:
         state.status = "running"
     elif latest is not None and latest.status == SessionStatus.QUEUED:
         state.status, state.queued = "pending", True  # waiting for its turn in the job
+    state.outcome, state.open_question = state.status, open_question
+    if open_question and state.status != "running" and not state.queued:
+        state.status = "needs_description"  # never valid-looking while nobody said what the level means
     return state
 
 
@@ -153,7 +173,7 @@ def level_states(project: DatasetProject, *, task: str | None = None) -> list[Le
     if task is not None:
         scope["dataset_level__column__task__name"] = task
     runs = _runs_by_level(scope) if levels else {}
-    return [_state_of(lv, runs.get(lv.pk, [])) for lv in levels]
+    return [_state_of(lv, runs.get(lv.pk, []), open_question=has_open_question(lv)) for lv in levels]
 
 
 @dataclass(frozen=True)
@@ -189,7 +209,8 @@ def current_status(project: DatasetProject) -> str:
 
 
 def level_state(level: DatasetLevel) -> LevelState:
-    return _state_of(level, _runs_by_level({"dataset_level": level}).get(level.pk, []))
+    return _state_of(level, _runs_by_level({"dataset_level": level}).get(level.pk, []),
+                     open_question=has_open_question(level))
 
 
 def status_counts(states: list[LevelState]) -> dict[str, int]:
@@ -198,9 +219,12 @@ def status_counts(states: list[LevelState]) -> dict[str, int]:
 
 
 def progress(states: list[LevelState]) -> dict[str, int]:
-    """The API's progress figures: levels in total, with a finished outcome, valid (incl. reviewed), reviewed."""
-    counts = status_counts(states)
-    return {"total": counts["total"],
+    """The API's progress figures: levels in total, with a finished outcome, valid (incl. reviewed), reviewed.
+
+    Counted from what the runs say (``outcome``): a level waiting for its description is still annotated."""
+    counts = Counter(s.outcome for s in states)
+    counts = {status: counts.get(status, 0) for status in STATUSES}
+    return {"total": len(states),
             "done": counts["valid"] + counts["invalid"] + counts["reviewed"],
             "valid": counts["valid"] + counts["reviewed"],
             "reviewed": counts["reviewed"]}
@@ -210,15 +234,22 @@ def next_to_review(states: list[LevelState]) -> LevelState | None:
     """The first level with a run to review: invalid ones first (they need a correction), then valid ones."""
     for wanted in ("invalid", "valid"):
         for state in states:
-            if state.status == wanted and state.latest_session_id is not None:
+            if state.outcome == wanted and state.latest_session_id is not None:
                 return state
     return None
 
 
-def level_choices(user: Any, limit: int = 500) -> list[tuple[int, str]]:
-    """Levels of the projects *user* sees, as (id, "project / task / column = level"), for a run's shortcut."""
-    rows = (DatasetLevel.objects.filter(column__task__project__in=visible_projects(user),
-                                        column__kind=ColumnKind.CATEGORICAL)
-            .order_by("-column__task__project__created_at", "column__task__name", "column__position", "value")
-            .values_list("pk", "column__task__project__name", "column__task__name", "column__name", "value")[:limit])
-    return [(pk, f"{project} / {task} / {column} = {value}") for pk, project, task, column, value in rows]
+def level_text(level: DatasetLevel) -> str:
+    """What the annotator reads for a level: its description, with the column for context when it is short."""
+    description = level.description.strip() or f"{humanize(level.column.name)}: {humanize(level.value)}"
+    return description[:4000]
+
+
+def validation_version(project: DatasetProject) -> str | list[str]:
+    """What the sidecars are validated against: the HEDVersion the dataset declares, as a BIDS validator
+    would, else the schema the levels were annotated with."""
+    return project.hed_version or project.schema_version
+
+
+def project_files(project: DatasetProject) -> DatasetFiles:
+    return DatasetFiles(texts=dict(project.files.values_list("path", "text")))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import asdict
 from typing import Any
 
 from django.db import transaction
@@ -16,7 +17,7 @@ from django.db import transaction
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion, check_version
 from agents.state import WorkflowOptions
 from annotations.datasets.jobs import run_dataset_task
-from annotations.datasets.selectors import level_state, level_states
+from annotations.datasets.selectors import level_state, level_states, level_text
 from annotations.datasets.uploads import upload_limits
 from annotations.errors import FieldError
 from annotations.limits import check_level_quota
@@ -32,7 +33,8 @@ from annotations.models import (
     SessionStatus,
 )
 from bidsdata.archive import DatasetError, DatasetFiles
-from bidsdata.inventory import TaskInventory, build_inventory, humanize
+from bidsdata.columns import made_up_description
+from bidsdata.inventory import TaskInventory, build_inventory
 from bidsdata.schemas import validate_hed_string
 from bidsdata.sidecar import SIDECAR, validate_sidecar
 from bidsdata.tsv import NA_VALUES, rows
@@ -94,7 +96,8 @@ def _existing_validity(task: TaskInventory, version: str | list[str] | None) -> 
 def _store_task(project: DatasetProject, task: TaskInventory, version: str | list[str] | None) -> None:
     row = DatasetTask.objects.create(project=project, name=task.task, sidecar_name=task.sidecar_name,
                                      events_files=task.events_files, original_sidecar=task.original_sidecar,
-                                     definition_keys=task.definition_keys)
+                                     definition_keys=task.definition_keys, context=asdict(task.context),
+                                     notes=[asdict(note) for note in task.notes])
     broken = _existing_validity(task, version)
     for position, column in enumerate(task.columns):
         existing_template = column.existing_hed if isinstance(column.existing_hed, str) else ""
@@ -150,16 +153,6 @@ def check_concurrency(value: Any) -> int:
     return number
 
 
-def validation_version(project: DatasetProject) -> str | list[str]:
-    """What the sidecars are validated against: the HEDVersion the dataset declares, as a BIDS validator
-    would, else the schema the levels were annotated with."""
-    return project.hed_version or project.schema_version
-
-
-def project_files(project: DatasetProject) -> DatasetFiles:
-    return DatasetFiles(texts=dict(project.files.values_list("path", "text")))
-
-
 # --- editing the inventory ---------------------------------------------------------------------
 
 
@@ -187,7 +180,7 @@ def set_column_kind(column: DatasetColumn, kind: Any) -> DatasetColumn:
             raise DatasetRequestError("kind", f"column {column.name} has no values to annotate as levels")
         DatasetLevel.objects.bulk_create([
             DatasetLevel(column=column, value=value, count=count,
-                         description=f"{humanize(column.name)}: {humanize(value)}", needs_description=True)
+                         description=made_up_description(column.name, value), needs_description=True)
             for value, count in sorted(counts.items())])
     if kind == ColumnKind.VALUE and not column.template:
         column.template = propose_value_template(column.name, description=column.description, units=column.units,
@@ -218,6 +211,14 @@ def set_level_description(level: DatasetLevel, description: Any) -> DatasetLevel
     return level
 
 
+def set_column_description(column: DatasetColumn, description: Any) -> DatasetColumn:
+    """A human description of what a column records (the sidecar's ``Description``)."""
+    column.description = _clean_text(description, "description")
+    column.needs_description = False
+    column.save(update_fields=["description", "needs_description"])
+    return column
+
+
 def set_column_template(column: DatasetColumn, template: Any) -> DatasetColumn:
     """A value column's ``#`` template, stored only when it validates with placeholders allowed."""
     text = _clean_text(template, "template")
@@ -237,17 +238,11 @@ def set_column_template(column: DatasetColumn, template: Any) -> DatasetColumn:
 # --- annotating ---------------------------------------------------------------------------------
 
 
-def level_text(level: DatasetLevel) -> str:
-    """What the annotator reads for a level: its description, with the column for context when it is short."""
-    description = level.description.strip() or f"{humanize(level.column.name)}: {humanize(level.value)}"
-    return description[:4000]
-
-
 def levels_to_annotate(project: DatasetProject, *, include_valid: bool = False) -> list[DatasetLevel]:
     """Levels without an annotation yet (or whose runs are all invalid); accepted ones are never redone."""
     wanted = {"pending", "invalid"} | ({"valid"} if include_valid else set())
     return [s.level for s in level_states(project)
-            if s.status in wanted and s.source != "existing" and not s.queued]
+            if s.outcome in wanted and s.source != "existing" and not s.queued]
 
 
 def create_level_sessions(project: DatasetProject, levels: list[DatasetLevel], *, user: Any) -> list[AnnotationSession]:
@@ -285,6 +280,73 @@ def start_annotation(project: DatasetProject, *, user: Any, concurrency: int | N
     return sessions
 
 
+def queue_level_run(project: DatasetProject, level: DatasetLevel, *, user: Any) -> AnnotationSession:
+    """Annotate one level again now, as a job of its own, even while the project's job runs.
+
+    The newest run of a level is the one that counts, so a run the project's job still has queued for
+    the level (with its old description) cannot undo this one; each job settles the project's status
+    from every run when it ends.
+    """
+    with transaction.atomic():
+        locked = DatasetProject.objects.select_for_update().get(pk=project.pk)
+        check_level_quota(user, 1)
+        [session] = create_level_sessions(project, [level], user=user)
+        if locked.status != JobStatus.ANNOTATING or locked.error:
+            DatasetProject.objects.filter(pk=project.pk).update(status=JobStatus.ANNOTATING, error="")
+            project.status, project.error = JobStatus.ANNOTATING, ""
+        transaction.on_commit(lambda: run_dataset_task.enqueue(str(project.pk), [str(session.pk)], 1))
+    logger.info("dataset %s: level %s queued for a run of its own", project.pk, level.pk)
+    return session
+
+
+def answer_question(project: DatasetProject, *, user: Any, answer: Any, level: DatasetLevel | None = None,
+                    column: DatasetColumn | None = None) -> AnnotationSession | None:
+    """The lab's answer to an open question becomes the description; a level is annotated again with it.
+
+    Give a *level*, or a *column* for the question about the column itself (its description is the
+    sidecar's; no level is re-run for it). Returns the level's new run. Refused (400) for an empty or
+    overlong answer, (429) past ``HEDIT_DATASET_RATE``; the description is kept only with its run queued.
+    """
+    if (level is None) == (column is None):
+        raise DatasetRequestError("level_id", "give the level (or, for a column's question, the column) answered")
+    text = _clean_text(answer, "answer")
+    if level is None:
+        set_column_description(column, text)
+        return None
+    with transaction.atomic():
+        set_level_description(level, text)
+        return queue_level_run(project, level, user=user)
+
+
+def apply_descriptions(project: DatasetProject, answers: Iterable[Any]) -> int:
+    """Descriptions from a lab's table (:class:`bidsdata.questions.Answer`), all or nothing.
+
+    A column is looked up in every task; a column or level no task has is refused, naming it. Returns the
+    number of descriptions stored.
+    """
+    columns: dict[str, list[DatasetColumn]] = {}
+    for found in DatasetColumn.objects.filter(task__project=project).prefetch_related("levels"):
+        columns.setdefault(found.name, []).append(found)
+    with transaction.atomic():
+        stored = 0
+        for answer in answers:
+            named = columns.get(answer.column)
+            if not named:
+                raise DatasetRequestError("descriptions", f"no column {answer.column!r} in this dataset")
+            if answer.level is None:
+                for found in named:
+                    set_column_description(found, answer.description)
+                stored += 1
+                continue
+            levels = [lv for found in named for lv in found.levels.all() if lv.value == answer.level]
+            if not levels:
+                raise DatasetRequestError("descriptions", f"column {answer.column!r} has no level {answer.level!r}")
+            for found_level in levels:
+                set_level_description(found_level, answer.description)
+            stored += 1
+    return stored
+
+
 # --- a single run as a level's annotation ------------------------------------------------------
 
 
@@ -303,7 +365,7 @@ def add_session_to_level(session: AnnotationSession, level: DatasetLevel) -> Ann
         raise DatasetRequestError("level", f"this run already annotates level {current.value!r} of column "
                                   f"{current.column.name!r}")
     state = level_state(level)
-    if state.status == "reviewed" and state.annotation.strip() != session.final_annotation.strip():
+    if state.outcome == "reviewed" and state.annotation.strip() != session.final_annotation.strip():
         raise DatasetRequestError("level", f"conflict: level {level.value!r} of column {level.column.name!r} already "
                                   f"has the accepted annotation {state.annotation!r}; review or correct that run "
                                   "instead")
@@ -312,5 +374,6 @@ def add_session_to_level(session: AnnotationSession, level: DatasetLevel) -> Ann
     return session
 
 
-__all__ = ["DatasetError", "DatasetRequestError", "import_dataset", "set_column_kind", "set_level_description",
+__all__ = ["DatasetError", "DatasetRequestError", "answer_question", "apply_descriptions", "import_dataset",
+           "queue_level_run", "set_column_description", "set_column_kind", "set_level_description",
            "start_annotation"]

@@ -9,26 +9,29 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
-from typing import IO, Any
+import logging
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from django.core.cache import cache
 
-from annotations.datasets.selectors import LevelState, level_states
-from annotations.datasets.services import project_files, validation_version
+from annotations.datasets.selectors import LevelState, level_states, project_files, validation_version
 from annotations.exports.cells import neutralise
 from annotations.models import ColumnKind, DatasetProject, DatasetTask
 from bidsdata.archive import DatasetFiles
-from bidsdata.assembly import DroppedTags, drop_repeated
-from bidsdata.inventory import ColumnInventory, LevelInventory, TaskInventory
+from bidsdata.assembly import DroppedTags
+from bidsdata.composition import Composition, compose_task, plain_composition
+from bidsdata.context import TaskContext
+from bidsdata.inventory import ColumnInventory, EventsFileNote, LevelInventory, TaskInventory
 from bidsdata.sidecar import (
     MissingAnnotation,
     SidecarIssue,
     build_sidecar,
     sidecar_to_spreadsheet,
     validate_sidecar,
-    write_dataset_zip,
 )
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -41,6 +44,12 @@ class TaskSidecar:
     issues: list[SidecarIssue] = field(default_factory=list)
     states: list[LevelState] = field(default_factory=list)
     dropped: list[DroppedTags] = field(default_factory=list)
+    composition: Composition | None = None
+    pending: bool = False
+    """Not validated for the current annotations yet (see :mod:`.results`): what is shown is the last result
+    validated, or nothing."""
+    checked: dict[str, Any] = field(default_factory=dict)
+    """hedtools' event checks of the rows, stored with the result (:func:`.results.stored_quality`)."""
 
     @property
     def errors(self) -> list[SidecarIssue]:
@@ -49,7 +58,7 @@ class TaskSidecar:
     @property
     def is_valid(self) -> bool:
         """Every level annotated, and the sidecar and every events file validate with it."""
-        return not self.missing and not self.errors
+        return not self.pending and not self.missing and not self.errors
 
     def state_of(self, column: str | None, level: str | None) -> LevelState | None:
         return next((s for s in self.states if s.level.column.name == column and s.level.value == level), None)
@@ -57,6 +66,14 @@ class TaskSidecar:
     def issue_rows(self) -> list[dict[str, Any]]:
         """Issues and missing levels as rows for pages and the API, each with the level it belongs to."""
         rows: list[dict[str, Any]] = []
+        if self.composition is not None and self.composition.fallback:
+            rows.append({"code": "NOT_COMPOSED", "severity": "warning", "column": None, "level": None,
+                         "source": "sidecar", "row": None, "state": None,
+                         "message": "the levels' own HED is used as annotated (events not grouped, no definitions): "
+                                    f"composing them gave {self.composition.fallback}"})
+        for note in self.task.notes or []:  # an events file read with a remark (no onsets, ...)
+            rows.append({"code": "EVENTS_NOT_TIMED", "severity": "warning", "column": None, "level": None,
+                         "source": note.get("path"), "row": None, "message": note.get("message", ""), "state": None})
         for missing in self.missing:
             state = self.state_of(missing.column, missing.level)
             what = f"level {missing.level!r}" if missing.level is not None else "the value column's template"
@@ -79,6 +96,11 @@ class TaskSidecar:
         return rows
 
 
+def _long_name(entry: object) -> str | None:
+    name = entry.get("LongName") if isinstance(entry, dict) else None
+    return str(name) if isinstance(name, str) and name.strip() else None
+
+
 def task_inventory(task: DatasetTask) -> TaskInventory:
     """The stored inventory of *task*, as the pure sidecar builder reads it (user edits included)."""
     columns = []
@@ -89,10 +111,12 @@ def task_inventory(task: DatasetTask) -> TaskInventory:
         columns.append(ColumnInventory(name=column.name, kind=column.kind, description=column.description,
                                        levels=levels, units=column.units or None,
                                        needs_description=column.needs_description,
-                                       distinct_values=column.distinct_values))
+                                       distinct_values=column.distinct_values,
+                                       long_name=_long_name(task.original_sidecar.get(column.name))))
     return TaskInventory(task=task.name, sidecar_name=task.sidecar_name, events_files=list(task.events_files),
                          columns=columns, original_sidecar=dict(task.original_sidecar),
-                         definition_keys=list(task.definition_keys))
+                         definition_keys=list(task.definition_keys), context=TaskContext.from_dict(task.context),
+                         notes=[EventsFileNote(**note) for note in task.notes])
 
 
 def _annotations(task: DatasetTask, states: list[LevelState]) -> dict[str, Any]:
@@ -118,14 +142,61 @@ def task_sidecar(project: DatasetProject, task: DatasetTask, *, validate: bool =
     files = project_files(project) if files is None else files
     events = {path: files.texts[path] for path in task.events_files if path in files.texts}
     inventory = task_inventory(task)
-    chosen, dropped = drop_repeated(_annotations(task, mine), events, [c.name for c in inventory.columns])
-    built = build_sidecar(inventory, chosen, keep_existing_hed=False)
+    composed = _composed(project, task, inventory, _annotations(task, mine), events)
+    dropped = composed.notes
+    built = build_sidecar(inventory, composed.annotations, keep_existing_hed=False)
+    composed.apply(built.sidecar)
     redundant = {(d.column, d.level) for d in dropped if d.redundant}
     missing = [m for m in built.missing if (m.column, m.level) not in redundant]
-    result = TaskSidecar(task=task, sidecar=built.sidecar, missing=missing, states=mine, dropped=dropped)
+    result = TaskSidecar(task=task, sidecar=built.sidecar, missing=missing, states=mine, dropped=dropped,
+                         composition=composed)
     if validate:
         result.issues = _validated(project, task, built.sidecar, events)
     return result
+
+
+def inputs_digest(inventory: TaskInventory, chosen: dict[str, Any], version: Any) -> str:
+    """What a task's sidecar is made from (the levels' annotations, the inventory with the user's edits, the
+    schema), as one digest: the same digest, the same sidecar and the same issues."""
+    return hashlib.sha256(json.dumps([chosen, asdict(inventory), version], sort_keys=True, default=str)
+                          .encode()).hexdigest()
+
+
+def task_digest(project: DatasetProject, task: DatasetTask, states: list[LevelState]) -> str:
+    mine = [s for s in states if s.level.column.task_id == task.pk]
+    return inputs_digest(task_inventory(task), _annotations(task, mine), validation_version(project))
+
+
+def _composed(project: DatasetProject, task: DatasetTask, inventory: TaskInventory, chosen: dict[str, Any],
+              events: dict[str, str]) -> Composition:
+    """The task's composed sidecar HED (:func:`bidsdata.composition.compose_task`), remembered per input.
+
+    Composing reads every events row and annotates the words that tell colliding levels apart; the same
+    levels' annotations and inventory give the same composition, so it is computed once. Valid is the
+    floor: a composition hedtools finds errors in (a dataset shaped as we did not foresee) gives way to the
+    levels' own annotations with only repeats taken out, as before composing existed, and says so.
+    """
+    version = validation_version(project)
+    key = f"hedit:sidecar-composed:{project.pk}:{task.pk}:{inputs_digest(inventory, chosen, version)}"
+    composed = cache.get(key)
+    if composed is None:
+        composed = compose_task(inventory, chosen, events, version)
+        errors = _errors(project, task, inventory, composed, events)
+        if errors:
+            plain = plain_composition(chosen, events, [c.name for c in inventory.columns], version)
+            if len(_errors(project, task, inventory, plain, events)) < len(errors):
+                logger.warning("task %s: composed sidecar has %d error(s) (%s); kept the levels' own HED",
+                               task.pk, len(errors), errors[0].message.splitlines()[0][:200])
+                plain.fallback = errors[0].message.splitlines()[0][:300]
+                composed = plain
+        cache.set(key, composed, timeout=24 * 3600)
+    return composed
+
+
+def _errors(project: DatasetProject, task: DatasetTask, inventory: TaskInventory, composed: Composition,
+            events: dict[str, str]) -> list[SidecarIssue]:
+    built = build_sidecar(inventory, composed.annotations, keep_existing_hed=False)
+    return [i for i in _validated(project, task, composed.apply(built.sidecar), events) if i.severity == "error"]
 
 
 def _validated(project: DatasetProject, task: DatasetTask, sidecar: dict[str, Any],
@@ -154,9 +225,3 @@ def project_sidecars(project: DatasetProject, *, validate: bool = True) -> list[
 def spreadsheet(result: TaskSidecar) -> str:
     """hedtools' 4-column spreadsheet form of the sidecar (column_name, column_value, description, HED)."""
     return sidecar_to_spreadsheet(result.sidecar, cell=neutralise)
-
-
-def write_zip(project: DatasetProject, out: IO[bytes]) -> None:
-    """The dataset's files as uploaded, with each task's new sidecar in place at the root."""
-    sidecars = {r.task.sidecar_name: r.sidecar for r in project_sidecars(project, validate=False)}
-    write_dataset_zip(out, sidecars, files=project_files(project))

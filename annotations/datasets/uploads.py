@@ -13,7 +13,15 @@ from typing import Any
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from bidsdata.archive import DatasetError, DatasetFiles, is_relevant, read_uploads, read_zip
+from bidsdata.archive import (
+    MAX_CONTEXT_BYTES,
+    DatasetError,
+    DatasetFiles,
+    is_context,
+    is_relevant,
+    read_uploads,
+    read_zip,
+)
 from bidsdata.limits import LimitExceeded, UploadLimits
 
 logger = logging.getLogger(__name__)
@@ -86,4 +94,7 @@ def _contents(uploads: Sequence[UploadedFile]) -> Iterator[tuple[str, bytes]]:
     # Files the reader ignores (recordings picked with a folder) are never read at all.
     for upload in uploads:
         name = PurePosixPath(upload.name or "file").name
-        yield name, upload.read() if is_relevant(name) else b""
+        if is_context(name):  # a README or task file: no more than the reader keeps of one
+            yield name, upload.read(MAX_CONTEXT_BYTES + 1)
+        else:
+            yield name, upload.read() if is_relevant(name) else b""

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotations.datasets import views
+from annotations.datasets import question_views, views
 
 urlpatterns = [
     path("datasets/", views.dataset_list, name="dataset-list"),
@@ -12,4 +12,6 @@ urlpatterns = [
     path("datasets/<uuid:pk>/levels/<int:level_id>/", views.level_edit, name="dataset-level"),
     path("datasets/<uuid:pk>/levels/<int:level_id>/annotate/", views.level_annotate, name="dataset-level-annotate"),
     path("datasets/<uuid:pk>/tasks/<str:task>/sidecar/", views.task_sidecar_page, name="dataset-sidecar"),
+    path("datasets/<uuid:pk>/tasks/<str:task>/quality/", question_views.task_quality_panel, name="dataset-quality"),
+    path("datasets/<uuid:pk>/questions/", question_views.question_answer, name="dataset-question"),
 ]

@@ -17,8 +17,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotations.datasets import services
 from annotations.datasets.forms import ColumnKindForm, DatasetUploadForm, LevelDescriptionForm, TemplateForm
 from annotations.datasets.fragments import LEVEL_FILTERS, page_context
-from annotations.datasets.selectors import level_states, next_to_review, visible_projects
-from annotations.datasets.sidecars import spreadsheet, task_sidecar, write_zip
+from annotations.datasets.levels import needs_work, next_needing_work, task_states
+from annotations.datasets.results import current_sidecar, refresh_sidecar, write_zip
+from annotations.datasets.selectors import level_states, next_to_review, validation_version, visible_projects
+from annotations.datasets.sidecars import spreadsheet
 from annotations.datasets.uploads import files_from_uploads
 from annotations.errors import RequestError, sentence, show_as_message, show_on_form
 from annotations.models import DatasetColumn, DatasetLevel, DatasetProject
@@ -27,6 +29,9 @@ from bidsdata.archive import DatasetError
 logger = logging.getLogger(__name__)
 
 ZIP_SPOOL_BYTES = 8 * 2**20  # a dataset zip larger than this is written to a temporary file, not memory
+ZIP_SUFFIX = "_events_and_sidecars.zip"
+"""The download's name says what it holds: the events files and sidecars an upload keeps, not the whole dataset
+(recordings are never uploaded; storing them would cost gigabytes per project for files HED never reads)."""
 
 
 def _project(request: HttpRequest, pk: Any) -> DatasetProject:
@@ -125,20 +130,50 @@ def column_edit(request: HttpRequest, pk: Any, column_id: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def level_edit(request: HttpRequest, pk: Any, level_id: int) -> HttpResponse:
-    """A human description for a level; annotate it again for the description to count."""
+    """A level's page: its description (annotate it again for a new one to count) and its annotation.
+
+    Posted with ``next``, it goes on to the next level of the same task that needs work
+    (:func:`.levels.next_needing_work`), or back to the project with a message when none is left.
+    """
     project = _project(request, pk)
-    level = get_object_or_404(DatasetLevel, pk=level_id, column__task__project=project)
-    form = LevelDescriptionForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, sentence(_form_errors(form)))
-    else:
-        try:
-            services.set_level_description(level, form.cleaned_data["description"])
-        except RequestError as exc:
-            show_as_message(request, exc)
-    return redirect(f"{project.get_absolute_url()}#level-{level.pk}")
+    level = get_object_or_404(DatasetLevel.objects.select_related("column__task"), pk=level_id,
+                              column__task__project=project)
+    level.column.task.project = project
+    form = LevelDescriptionForm(request.POST or None, initial={"description": level.description})
+    on_page = request.POST.get("next") or request.POST.get("from") == "level"  # else the project page's row
+    if request.method == "POST":
+        saved = form.is_valid()
+        if saved:
+            try:
+                services.set_level_description(level, form.cleaned_data["description"])
+            except RequestError as exc:
+                show_on_form(form, exc)
+                saved = False
+        if saved and request.POST.get("next"):
+            return _next_level(request, project, level)
+        if saved and on_page:
+            messages.success(request, "Description saved.")
+            return redirect("annotations:dataset-level", pk=project.pk, level_id=level.pk)
+        if not on_page:
+            if not saved:
+                messages.error(request, sentence(_form_errors(form)))
+            return redirect(f"{project.get_absolute_url()}#level-{level.pk}")
+    states = task_states(level)
+    state = next(s for s in states if s.level.pk == level.pk)
+    remaining = sum(1 for s in states if s.level.pk != level.pk and needs_work(s))
+    context = {"project": project, "task": level.column.task, "column": level.column, "level": level,
+               "state": state, "form": form, "remaining": remaining}
+    return render(request, "annotations/datasets/level_edit.html", context, status=400 if form.errors else 200)
+
+
+def _next_level(request: HttpRequest, project: DatasetProject, level: DatasetLevel) -> HttpResponse:
+    following = next_needing_work(level)
+    if following is None:
+        messages.success(request, f"Saved. No other level of task {level.column.task.name} needs work.")
+        return redirect(f"{project.get_absolute_url()}#task-{level.column.task.name}")
+    return redirect("annotations:dataset-level", pk=project.pk, level_id=following.level.pk)
 
 
 @login_required
@@ -162,7 +197,8 @@ def task_sidecar_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
     fmt = request.GET.get("format", "")
     if fmt not in ("", "json", "tsv"):
         return HttpResponse("format must be json or tsv", status=400, content_type="text/plain")
-    result = task_sidecar(project, task_row, validate=not fmt)
+    # A download is asked for on purpose: it waits for the sidecar; the page shows what is stored at once.
+    result = refresh_sidecar(project, task_row) if fmt else current_sidecar(project, task_row)
     if fmt == "json":
         response = HttpResponse(json.dumps(result.sidecar, indent=2, ensure_ascii=False) + "\n",
                                 content_type="application/json")
@@ -174,7 +210,7 @@ def task_sidecar_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
         response["Content-Disposition"] = content_disposition_header(True, name)
         return response
     context = {"project": project, "task": task_row, "result": result, "rows": result.issue_rows(),
-               "version": services.validation_version(project),
+               "version": validation_version(project),
                "preview": json.dumps(result.sidecar, indent=2, ensure_ascii=False)}
     return render(request, "annotations/datasets/sidecar.html", context)
 
@@ -182,7 +218,7 @@ def task_sidecar_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
 @login_required
 @require_GET
 def dataset_download(request: HttpRequest, pk: Any) -> FileResponse:
-    """The dataset's files with the new sidecars in place, as one zip."""
+    """The dataset's events files and sidecars (all an upload keeps) with the new sidecars in place, as one zip."""
     project = _project(request, pk)
     if not project.tasks.exists():
         raise Http404("This dataset has no tasks.")
@@ -190,4 +226,4 @@ def dataset_download(request: HttpRequest, pk: Any) -> FileResponse:
     write_zip(project, spool)
     spool.seek(0)
     name = "".join(c if c.isalnum() or c in "-_." else "_" for c in project.name)[:80] or "dataset"
-    return FileResponse(spool, as_attachment=True, filename=f"{name}_hed.zip", content_type="application/zip")
+    return FileResponse(spool, as_attachment=True, filename=f"{name}{ZIP_SUFFIX}", content_type="application/zip")

@@ -23,6 +23,8 @@ from annotations.runs.forms import schema_choices
 
 VALIDITY = {"valid": True, "invalid": False, "unknown": None}
 REVIEWED = ("unrated", "reviewed")
+LEVEL_RUNS = {"hide": "Hidden", "show": "Shown", "only": "Only these"}
+"""Runs that annotate a dataset project's level: a project of 2,000 levels is 2,000 runs in the history."""
 _VERDICT_FIELDS = {Verdict.ACCEPT: "accept_count", Verdict.NEEDS_FIX: "needs_fix_count",
                    Verdict.REJECT: "reject_count"}
 MAX_QUERY_CHARS = 200
@@ -57,6 +59,9 @@ class HistoryFilter:
     indexed: bool = False  # a COUNT of what it selects reads an index only (no table scan)
     sees_all_only: bool = False  # on the bar only for users who see every run
     not_before: str = ""  # a filter whose value this one's must not precede; when it does, neither applies
+    # The pages' value when the parameter is absent (the API and the command line apply none): the bar then
+    # offers no "Any", only the choices.
+    page_default: str = ""
 
     def value(self, params: Mapping[str, Any]) -> str:
         return str(params.get(self.name) or "").strip()
@@ -76,9 +81,9 @@ class HistoryFilter:
     def field(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """The filter bar's field as plain data (name, label, kind, value and a select's choices)."""
         field: dict[str, Any] = {"name": self.name, "label": self.label, "kind": self.kind,
-                                 "value": str(params.get(self.name) or "")}
+                                 "value": str(params.get(self.name) or "") or self.page_default}
         if self.choices is not None:
-            field["choices"] = [("", "Any"), *self.choices()]
+            field["choices"] = [*([] if self.page_default else [("", "Any")]), *self.choices()]
         return field
 
 
@@ -132,6 +137,12 @@ def _validity(qs: Sessions, valid: str) -> Sessions:
     return qs.filter(is_valid__isnull=True) if VALIDITY[valid] is None else qs.filter(is_valid=VALIDITY[valid])
 
 
+def _level_runs(qs: Sessions, choice: str) -> Sessions:
+    if choice == "show":
+        return qs
+    return qs.filter(dataset_level__isnull=choice == "hide")
+
+
 # In the order filter_sessions applies them (the benchmarks' queries depend on it).
 FILTERS: tuple[HistoryFilter, ...] = (
     HistoryFilter("q", "Search", "search", "Text search in descriptions and annotations.", parse=_search,
@@ -158,6 +169,11 @@ FILTERS: tuple[HistoryFilter, ...] = (
     HistoryFilter("min_rating", "Min rating", "select", "Minimum mean rating, 1 to 5.", api_type=float, parse=_rating,
                   choices=lambda: [(str(n), f"{n}+") for n in range(1, 6)],
                   apply=lambda qs, minimum: qs.filter(mean_rating__gte=minimum)),
+    # On the foreign key's index: counting the runs of no level reads that index alone.
+    HistoryFilter("levels", "Dataset-level runs", "select", "Runs that annotate a dataset project's level: hide, "
+                  "show or only them. Default: show (the history and export pages hide them unless asked).",
+                  enum=True, choices=lambda: list(LEVEL_RUNS.items()), apply=_level_runs, indexed=True,
+                  page_default="hide"),
 )
 BY_NAME = {f.name: f for f in FILTERS}
 
@@ -190,6 +206,15 @@ def filter_sessions(qs: Sessions, params: Mapping[str, str]) -> tuple[Sessions, 
         if f.name in parsed:
             qs = f.apply(qs, parsed[f.name])
     return qs, errors
+
+
+def with_page_defaults(params: Mapping[str, Any]) -> dict[str, Any]:
+    """*params* as a page reads them: each filter with a page default and no value of its own gets it."""
+    found = {key: params.get(key) for key in params}
+    for f in FILTERS:
+        if f.page_default and not f.value(params):
+            found[f.name] = f.page_default
+    return found
 
 
 def active_filters(params: Mapping[str, str]) -> dict[str, str]:

@@ -94,6 +94,19 @@ def estimated_rows(model: type[Model]) -> int | None:
     return round(tuples / pages * current_pages) if pages > 0 else round(tuples)
 
 
+def estimated_null_fraction(model: type[Model], column: str) -> float | None:
+    """The database's own estimate of the share of *model*'s rows whose *column* is NULL (PostgreSQL's
+    ``pg_stats.null_frac``, from the last ANALYZE); None on other databases and for a table never analysed."""
+    connection = connections[router.db_for_read(model)]
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT null_frac FROM pg_stats WHERE schemaname = current_schema() AND tablename = %s "
+                       "AND attname = %s", [model._meta.db_table, column])
+        found = cursor.fetchone()
+    return None if found is None else float(found[0])
+
+
 def about(number: int) -> int:
     """An estimate rounded to three significant figures, so it does not pretend to be a count."""
     digits = len(str(abs(number)))

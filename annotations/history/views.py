@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.db.models import F, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -15,7 +16,13 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
 from annotations.access import can_see_all
-from annotations.history.filters import active_filters, counts_from_index, filter_fields, filter_sessions
+from annotations.history.filters import (
+    active_filters,
+    counts_from_index,
+    filter_fields,
+    filter_sessions,
+    with_page_defaults,
+)
 from annotations.history.pager import (
     DEFAULT_PER_PAGE,
     ORDERING,
@@ -25,6 +32,7 @@ from annotations.history.pager import (
     about,
     cheap_page,
     collect_keys,
+    estimated_null_fraction,
     estimated_rows,
     page_total,
     parse_page,
@@ -51,6 +59,8 @@ CURSOR_FROM = 10_000
 ROW_FIELDS = ("id", "created_at", "description", "final_annotation", "status", "is_valid", "interrupted",
               "schema_version", "llm_call_count", "prompt_tokens", "completion_tokens", "cost_usd", "review_count",
               "mean_rating", "user__username", "low_confidence")
+COMMAND_LINE = "command line"
+"""The owner shown for a run with no user: one started by ``manage.py annotate`` or ``annotate_dataset``."""
 
 
 def _clip(text: str, limit: int) -> str:
@@ -87,7 +97,7 @@ class HistoryRow:
             pk=str(s.pk), url=f"/sessions/{s.pk}/", created_iso=created.isoformat(),
             created=created.strftime("%Y-%m-%d %H:%M"),
             description=_clip(s.description, 110) or "(image only)", annotation=_clip(s.final_annotation, 120),
-            user=s.user.get_username() if s.user else "—", status=s.status,
+            user=_owner(s), status=s.status,
             status_label=s.get_status_display(),
             validity="" if s.is_valid is None else ("valid" if s.is_valid else "invalid"),
             schema_version=s.schema_version,
@@ -125,22 +135,45 @@ class HistoryRow:
                 f'\n    </tr>')
 
 
+def _owner(s: AnnotationSession) -> str:
+    """The run's user; for a run without one (the command line's), its dataset project's owner, if any."""
+    if s.user is not None:
+        return s.user.get_username()
+    return getattr(s, "project_owner", None) or COMMAND_LINE
+
+
 def rows_html(rows: list[HistoryRow], *, show_user: bool, show_usage: bool) -> SafeString:
     return mark_safe("".join(r.html(show_user=show_user, show_usage=show_usage) for r in rows))
 
 
-def _page_and_total(qs: Any, params: Any, number: int, per_page: int) -> tuple[CheapPage, int, str]:
+def _estimated_total(params: Any, whole: bool) -> int | None:
+    """The database's estimate of the rows selected when that is every run the user sees and the user sees
+    every run (*whole*), or every run bar the dataset-level ones; None when it is anything else."""
+    active = active_filters(params)
+    if not whole or set(active) - {"levels"}:
+        return None
+    if active.get("levels", "show") == "show":
+        return estimated_rows(AnnotationSession)
+    rows, share = estimated_rows(AnnotationSession), estimated_null_fraction(AnnotationSession, "dataset_level_id")
+    if rows is None or share is None:
+        return None
+    return round(rows * (share if active["levels"] == "hide" else 1 - share))
+
+
+def _page_and_total(qs: Any, params: Any, number: int, per_page: int, *,
+                    whole: bool = False) -> tuple[CheapPage, int, str]:
     """The page, the total, and how to read it: "" exact (on an index, or a scan up to COUNT_LIMIT),
     "more than" (a broad search), "about" (every run of a large history: the database's estimate)."""
     ordered = qs.order_by(*ORDERING)
-    rows = AnnotationSession.objects.select_related("user").only(*ROW_FIELDS)
+    rows = (AnnotationSession.objects.select_related("user").only(*ROW_FIELDS)
+            .annotate(project_owner=F("dataset_level__column__task__project__user__username")))
     # A link's cursor, used where the page would otherwise be found by OFFSET (page 1 needs none).
     seek = {"after": Cursor.parse(params.get("after")), "before": Cursor.parse(params.get("before"))} \
         if number > 1 else {}
     if counts_from_index(params):
         page = cheap_page(ordered, number, per_page, rows=rows, **seek)
-        if not page.reached_end and not qs.query.where:  # the whole table
-            estimate = estimated_rows(AnnotationSession)
+        if not page.reached_end:
+            estimate = _estimated_total(params, whole)
             if estimate is not None and estimate > ESTIMATE_ABOVE:
                 # Never fewer than the rows this page has shown to exist.
                 return page, max(about(estimate), page.end_index + page.has_next), "about"
@@ -178,11 +211,30 @@ def _pager_links(page: CheapPage, base: dict[str, Any]) -> tuple[str, str]:
     return newer, older
 
 
+def _hidden_level_runs(visible: QuerySet[AnnotationSession], params: dict[str, Any]) -> int | None:
+    """How many dataset-level runs the page hides (up to COUNT_LIMIT + 1: "more than"), read from the indexes;
+    None when it shows them, or when counting them would scan (a text search)."""
+    if params.get("levels") != "hide" or not counts_from_index(params):
+        return None
+    found, _ = filter_sessions(visible, {**params, "levels": "only"})
+    return len(found.order_by().values_list("pk", flat=True)[:COUNT_LIMIT + 1])
+
+
+def _level_toggle(filters: dict[str, str], params: dict[str, Any], hidden: int | None) -> dict[str, Any]:
+    """The toggle above the table: what the page does with dataset-level runs, and links to change it."""
+    shown = {k: v for k, v in filters.items() if k != "levels"}
+    return {"levels": params.get("levels"), "hidden_runs": hidden, "hidden_more": (hidden or 0) > COUNT_LIMIT,
+            "hidden_label": f"{min(hidden or 0, COUNT_LIMIT):,}", "hide_levels_query": urlencode(shown),
+            "show_levels_query": urlencode({**shown, "levels": "show"})}
+
+
 @login_required
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
     sees_all = can_see_all(request.user)
-    qs, errors = filter_sessions(visible_sessions(request.user), request.GET)
+    params = with_page_defaults(request.GET)  # dataset-level runs hidden unless asked for
+    visible = visible_sessions(request.user)
+    qs, errors = filter_sessions(visible, params)
     try:
         number = parse_page(request.GET.get("page"))
     except ValueError as exc:
@@ -194,10 +246,11 @@ def history(request: HttpRequest) -> HttpResponse:
         errors["per_page"] = str(exc)
         per_page = DEFAULT_PER_PAGE
     filters = active_filters(request.GET)
-    page, rows, total, qualifier = None, [], 0, ""
+    page, rows, total, qualifier, hidden = None, [], 0, "", None
     if not errors:
-        page, total, qualifier = _page_and_total(qs, request.GET, number, per_page)
+        page, total, qualifier = _page_and_total(qs, params, number, per_page, whole=not visible.query.where)
         rows = [HistoryRow.of(s) for s in page.items]
+        hidden = _hidden_level_runs(visible, params)
     size_query = {} if per_page == DEFAULT_PER_PAGE else {"per_page": per_page}
     show_usage = any(r.tokens for r in rows)
     newer_query, older_query = _pager_links(page, {**filters, **size_query}) if page else ("", "")
@@ -208,7 +261,9 @@ def history(request: HttpRequest) -> HttpResponse:
         "page": page,
         "rows": rows,
         "show_user": sees_all,
-        "filter_query": urlencode(filters),
+        # The export gets what the page shows, dataset-level runs hidden or not.
+        "filter_query": urlencode(active_filters(params)),
+        **_level_toggle(filters, params, hidden),
         # Pager links keep the filters and page size (the export link needs neither size nor cursor).
         "newer_query": newer_query,
         "older_query": older_query,

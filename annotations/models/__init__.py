@@ -8,6 +8,7 @@ from annotations.models.datasets import (
     DatasetProject,
     DatasetTask,
     JobStatus,
+    SidecarResult,
 )
 from annotations.models.llm import LLMResponseCache, UserLLMSettings
 from annotations.models.review import Review, Revision, Verdict
@@ -40,6 +41,7 @@ __all__ = [
     "Review",
     "Revision",
     "SessionStatus",
+    "SidecarResult",
     "UserLLMSettings",
     "ValidationIssueRecord",
     "Verdict",

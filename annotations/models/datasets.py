@@ -82,6 +82,9 @@ class DatasetTask(models.Model):
     events_files = models.JSONField(default=list)
     original_sidecar = models.JSONField(default=dict, blank=True)
     definition_keys = models.JSONField(default=list, blank=True)
+    context = models.JSONField(default=dict, blank=True, help_text="What the dataset says of the task, for the "
+                               "annotator: readme, task_name, task_description, instructions (bidsdata.context).")
+    notes = models.JSONField(default=list, blank=True, help_text="Notes on its events files: [{path, message}].")
 
     class Meta:
         ordering = ("name",)
@@ -133,3 +136,29 @@ class DatasetLevel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.column.name}={self.value}"
+
+
+class SidecarResult(models.Model):
+    """A task's composed sidecar and what hedtools said of it, for one state of its annotations.
+
+    ``digest`` names that state (the levels' annotations, the inventory with the user's edits, the schema):
+    pages and the API answer from the result whose digest is current, at once, and say "validating" while
+    the background task computes a newer one. Events files never change after the upload.
+    """
+
+    task = models.ForeignKey(DatasetTask, on_delete=models.CASCADE, related_name="sidecar_results")
+    digest = models.CharField(max_length=64)
+    sidecar = models.JSONField(default=dict)
+    issues = models.JSONField(default=list)
+    missing = models.JSONField(default=list)
+    dropped = models.JSONField(default=list)
+    composition = models.JSONField(default=dict, help_text="roles, factors, labelled levels, fallback reason")
+    quality = models.JSONField(default=dict, help_text="bidsdata.quality's figures and row preview")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        constraints = [models.UniqueConstraint(fields=["task", "digest"], name="sidecar_result_unique_digest")]
+
+    def __str__(self) -> str:
+        return f"{self.task} @ {self.digest[:12]}"

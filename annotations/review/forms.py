@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 
+from annotations.datasets.placement import MAX_LEVEL_CHOICES, level_choices_for
 from annotations.models import Verdict
 from annotations.review.services import MAX_ANNOTATION_CHARS, MAX_COMMENT_CHARS
 
@@ -38,11 +39,20 @@ class CorrectionForm(_PanelForm):
 
 
 class DatasetLevelForm(_PanelForm):
-    """Add a run to a dataset project as one level's annotation; the choices are the user's levels."""
+    """Add a run to a dataset project as one level's annotation; the choices are the levels of the user's own
+    projects, grouped by project, task and column (:mod:`annotations.datasets.placement`)."""
 
-    id_prefix = "dataset"
+    id_prefix = "place"  # the panel's "dataset-level" id is the paragraph saying which level the run annotates
     level = forms.TypedChoiceField(label="Dataset level", coerce=int)
 
-    def __init__(self, *args: Any, choices: list[tuple[int, str]] = (), **kwargs: Any) -> None:
+    def __init__(self, *args: Any, user: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["level"].choices = [("", "Choose a level"), *choices]
+        found = level_choices_for(user)
+        self.fields["level"].choices = [("", "Choose a level"), *found.groups]
+        if found.truncated:
+            self.fields["level"].help_text = (f"The first {MAX_LEVEL_CHOICES} levels of your newest projects; place "
+                                              "the run in another from its project's page or the API.")
+
+    @property
+    def has_choices(self) -> bool:
+        return len(self.fields["level"].choices) > 1

@@ -7,7 +7,6 @@ from typing import Any
 from django.http import HttpRequest
 
 from annotations import access
-from annotations.datasets.selectors import level_choices
 from annotations.models import AnnotationSession
 from annotations.records import is_corrected, summary_of
 from annotations.review import services as reviews
@@ -52,8 +51,7 @@ def panel_context(request: HttpRequest, session: AnnotationSession, **forms: Any
         context["correction_form"] = forms.get("correction_form") or CorrectionForm(initial={
             "hed": draft.after if draft else session.final_annotation, "comment": draft.comment if draft else ""})
     if context["can_place_in_dataset"] and session.dataset_level_id is None:
-        context["dataset_level_form"] = forms.get("dataset_level_form") or DatasetLevelForm(
-            choices=level_choices(user))
+        context["dataset_level_form"] = forms.get("dataset_level_form") or DatasetLevelForm(user=user)
     context.update({k: v for k, v in forms.items()
                     if k.endswith("_message") or k in {"oob_annotation", "refused_issues"}})
     return context

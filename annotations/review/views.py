@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion
 from annotations import access
-from annotations.datasets.selectors import level_choices, visible_projects
+from annotations.datasets.selectors import visible_projects
 from annotations.datasets.services import add_session_to_level
 from annotations.errors import RequestError, show_on_form
 from annotations.models import AnnotationSession, DatasetLevel
@@ -159,7 +159,7 @@ def review_dataset_level(request: HttpRequest, pk: Any) -> HttpResponse:
         add_session_to_level(session, level)
         return _panel(request, session, dataset_message=f"Added to {level.column.task.project.name}.")
 
-    form = DatasetLevelForm(request.POST, choices=level_choices(request.user))
+    form = DatasetLevelForm(request.POST, user=request.user)
     return _panel_post(request, session, form, "dataset_level_form", save)
 
 

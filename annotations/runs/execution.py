@@ -15,7 +15,7 @@ from django.db import DatabaseError
 from django.utils import timezone
 
 from agents.llm.base import ChatModel
-from agents.state import AnnotationState, WorkflowOptions
+from agents.state import AnnotationState, Draft, WorkflowOptions
 from agents.workflow import StimulusImage, run_workflow
 from annotations.llm.client import chat_model_for
 from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
@@ -114,8 +114,11 @@ async def _keep_lease(recorder: SessionRecorder) -> None:
 
 
 async def execute_session(session_id: Any, *, llm: ChatModel | None = None, use_configured_llm: bool = True,
-                          worker_id: str = "") -> AnnotationSession | None:
-    """Run the workflow for a queued session under a lease, storing every step as it happens."""
+                          worker_id: str = "", draft: Draft | None = None) -> AnnotationSession | None:
+    """Run the workflow for a queued session under a lease, storing every step as it happens.
+
+    A *draft* (a dataset level's, written with its column) is the run's first attempt: no annotate request.
+    """
     claim = await sync_to_async(lease_claim)(session_id, worker_id)
     if claim is None:
         logger.info("session %s is not queued; nothing to run", session_id)
@@ -132,7 +135,7 @@ async def execute_session(session_id: Any, *, llm: ChatModel | None = None, use_
         examples = await sync_to_async(_memory_for)(session)
         state = await run_workflow(session.description, WorkflowOptions.from_dict(session.options), llm=llm,
                                    observer=recorder, should_cancel=recorder.should_cancel, image=image,
-                                   examples=examples)
+                                   examples=examples, draft=draft)
         session = await sync_to_async(finish)(session_id, state, attempt)
     except LeaseLost:
         # Someone else owns the run now (a new attempt, a cancel, a re-run): leave it to them.

@@ -81,8 +81,10 @@ class TestContent:
 
     def test_response_names_agent_action_and_device(self) -> None:
         result = annotate_offline("The subject pushes a response button.")
-        assert "(Experiment-participant, (Press, Push-button))" in result.annotation
+        assert "(Press, Push-button)" in result.annotation
+        # Participant-response says who acted; Experiment-participant beside it would say it twice.
         assert {"Agent-action", "Participant-response"} <= tags_of(result.annotation)
+        assert "Experiment-participant" not in tags_of(result.annotation)
 
     def test_tone_frequency_uses_schema_units(self) -> None:
         result = annotate_offline("A 750 Hz tone is played.")

@@ -81,6 +81,43 @@ class TestEventConventions:
             assert "Computer-screen" not in tags(description), description
 
 
+class TestOneRoleAndOneAgent:
+    def test_a_cue_or_feedback_is_the_events_role_not_the_stimulus_or_response_it_speaks_of(self) -> None:
+        found = tags("Feedback on the previous response is shown.")
+        assert "Feedback" in found and "Participant-response" not in found
+        found = tags("A cue tells the volunteer which stimuli to count.")
+        assert "Cue" in found and "Experimental-stimulus" not in found
+
+    def test_participant_response_says_who_acted(self) -> None:
+        annotation = annotate("The volunteer presses the space bar.")
+        assert "(Press, Keyboard-key)" in annotation and "Participant-response" in annotation
+        assert "Experiment-participant" not in annotation
+        assert event_checker_issues(annotation) == []
+
+    def test_the_participant_is_an_agent_only_of_an_act_in_this_event(self) -> None:
+        found = tags("Indicates the subject should blink.")  # asked for, not done
+        assert "Blink" in found and "Experiment-participant" not in found and "Agent-action" not in found
+
+    def test_a_condition_is_not_an_event(self) -> None:
+        found = tags("A condition in which subjects listen to music.")
+        assert "Condition-variable" in found and not set(found) & EVENT_TYPES
+        # A condition named as the setting of an event leaves the event as it is.
+        assert "Sensory-event" in tags("In the hard condition, a blue circle appears.")
+
+    def test_a_mishap_is_an_events_role_not_a_judgement(self) -> None:
+        assert {"Experiment-control", "Mishap"} <= set(tags("The amplifier malfunctions."))
+        found = tags("The subject accidentally presses the key.")
+        assert "Mishap" in found and "Agent-action" in found and "Participant-response" not in found
+        # With nobody named, the machinery acts: the recording stopping is no agent's action.
+        found = tags("The recording stops.")
+        assert "Experiment-control" in found and "Agent-action" not in found
+
+    def test_an_action_naming_a_part_of_the_experiment_is_not_done_now(self) -> None:
+        found = tags("The rest period ends.")
+        assert "Experiment-structure" in found and "Agent-action" not in found
+        assert "Agent-action" in tags("The subject rests.")
+
+
 class TestStimulusRoles:
     def test_something_that_is_not_a_target_is_a_non_target(self) -> None:
         found = tags("The digit is not a target.")
@@ -170,6 +207,31 @@ class TestEnglish:
         assert "visual" in lemma_candidates("visually")  # derivation lemminflect leaves alone
 
 
+class TestWordSense:
+    def test_a_participle_before_a_noun_says_which_thing_not_what_is_done(self) -> None:
+        assert "Attend-to" not in tags("A beep is played to the attended ear.")
+        assert "Attend-to" in tags("The subject attended to the beeps.")
+
+    def test_a_thing_named_by_its_kind_and_by_itself_gets_the_specific_tag(self) -> None:
+        found = tags("A buzz sound is played.")
+        assert "Buzz" in found and "Sound" not in found
+        assert "(Image, Face)" in annotate("A picture of a face.")  # two things, neither a kind of the other
+
+    def test_what_is_not_shown_presents_nothing(self) -> None:
+        for description in ["The target picture is not displayed.", "The tone is not played."]:
+            found = tags(description)
+            assert not {"Sensory-event", "Visual-presentation", "Experimental-stimulus"} & set(found), description
+
+    def test_only_a_quality_has_a_prefixed_opposite(self) -> None:
+        # "not played" is not "displayed"; "not familiar" is "unfamiliar".
+        assert "Visual-presentation" not in tags("The tone is not played.")
+        assert "Unfamiliar" in tags("The voice is not familiar.")
+
+    def test_missing_means_absent_not_a_missed_target(self) -> None:
+        assert "Miss" not in tags("Two samples are missing from the recording.")
+        assert "Miss" in tags("The subject missed the cue.")
+
+
 class TestFaithfulnessKeepsWorking:
     @pytest.mark.parametrize("description", [
         "Feedback about errors in the task is displayed.",
@@ -178,6 +240,9 @@ class TestFaithfulnessKeepsWorking:
         "The answer was wrong.",
         "Subjects attend solely to the tones in the right ear.",
         "The subject must answer within 2 seconds.",
+        "Feedback on the previous response is shown.",
+        "A beep is played to the attended ear.",
+        "A buzz sound is played.",
     ])
     def test_what_conventions_leave_out_is_not_held_against_the_annotation(self, description: str) -> None:
         coverage = assess_coverage(description, annotate(description))

@@ -119,10 +119,11 @@ def test_dataset_upload_annotate_live_correct_and_download(page, live_url, login
 
     # The task's sidecar page previews it, and the downloaded events.json carries it.
     page.goto(f"{project_url}tasks/{TASK}/sidecar/")
-    expect(page.locator("#sidecar-preview")).to_contain_text(CORRECTED)
+    # Composed into the task's sidecar: the correction is the event's group, its modifiers nested in it.
+    expect(page.locator("#sidecar-preview")).to_contain_text("(Sensory-event, Visual-presentation, (Image, Face)")
     with page.expect_download() as download:
         page.click("#download-json")
     assert download.value.suggested_filename == f"task-{TASK}_events.json"
     sidecar = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
-    assert sidecar["trial_type"]["HED"]["face"] == CORRECTED
+    assert sidecar["trial_type"]["HED"]["face"].startswith("(" + CORRECTED)
     assert sidecar["trial_type"]["Levels"]["face"] == LEVELS["trial_type"]["face"]

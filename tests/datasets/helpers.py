@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
 import zipfile
@@ -42,25 +43,58 @@ def task_of(name: str) -> str | None:
     return m.group(1) if m else None
 
 
+INTEGER = re.compile(r"[-+]?\d+")
+MAGNITUDE_WORDS = {"gain", "loss", "amount", "reward", "price", "time", "rt", "duration", "latency", "age", "count",
+                   "size", "distance", "intensity", "volume", "frequency"}
+
+
+def _counts_up(values: list[str]) -> bool:
+    return all(INTEGER.fullmatch(v) for v in values) and all(
+        int(b) == int(a) + 1 for a, b in itertools.pairwise(values))
+
+
+def _undeclared_kind(col: str, counts: Counter, counts_up: bool) -> str:
+    """The kind of a column no sidecar entry settles, by the documented rules."""
+    words = re.sub(r"[\s_\-]+", " ", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", col)).strip().lower().split()
+    integers = bool(counts) and all(INTEGER.fullmatch(v) for v in counts)
+    counter_name = " ".join(words) in {"trial", "trial number", "trial num", "trial nr", "trial no", "event number",
+                                       "event num"} or (len(words) > 1 and words[-1] == "index")
+    if words[-1:] == ["sample"] or counts_up or (counter_name and integers):
+        return "skip"
+    magnitude = any(w in MAGNITUDE_WORDS or w.removesuffix("s") in MAGNITUDE_WORDS for w in words) or \
+        "number of" in " ".join(words) or (len(words) > 1 and words[0] == "n")
+    if integers and len(counts) <= 8 and not magnitude:
+        return "categorical"
+    numeric = all(re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", v) for v in counts)
+    return "value" if numeric or len(counts) > 20 else "categorical"
+
+
 def expected(folder: Path) -> dict[str, dict]:
     """Per task: sidecar name, events files, and per column (kind, {level: count}) read with csv only.
 
     The rule under test: onset/duration/sample are skipped; a curator entry with Levels or a HED dict
-    makes a column categorical, a HED string a value column; otherwise numbers or more than 20
-    distinct values make a value column; n/a is never a level; declared levels absent from the data
-    count 0.
+    makes a column categorical, a HED string a value column; otherwise sample positions and counters
+    (named trial, trial_number, event_number, *_index with whole numbers, or counting up by one in every
+    file) are skipped, up to 8 whole-number codes under a name that is no magnitude are categorical, and
+    numbers or more than 20 distinct values make a value column; n/a is never a level; declared levels
+    absent from the data count 0.
     """
     tasks: dict[str, dict] = {}
     for path in sorted(folder.rglob("*_events.tsv")):
         task = task_of(path.name)
-        info = tasks.setdefault(task, {"files": [], "values": {}})
+        info = tasks.setdefault(task, {"files": [], "values": {}, "counts_up": {}, "longest": Counter()})
         info["files"].append(path.relative_to(folder).as_posix())
         with path.open(encoding="utf-8", newline="") as fh:
-            for row in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-                for col, value in row.items():
-                    info["values"].setdefault(col, Counter())
-                    if value not in ("n/a", ""):
-                        info["values"][col][value] += 1
+            rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+        for col in rows[0] if rows else []:  # counts up by one in every file, at least 3 values in one
+            column = [row[col] for row in rows]
+            info["counts_up"][col] = info["counts_up"].get(col, True) and _counts_up(column)
+            info["longest"][col] = max(info["longest"][col], len(column))
+        for row in rows:
+            for col, value in row.items():
+                info["values"].setdefault(col, Counter())
+                if value not in ("n/a", ""):
+                    info["values"][col][value] += 1
     for task, info in tasks.items():
         root_sidecar = folder / f"task-{task}_events.json"
         sidecar = json.loads(root_sidecar.read_text(encoding="utf-8")) if root_sidecar.exists() else {}
@@ -76,8 +110,8 @@ def expected(folder: Path) -> dict[str, dict]:
             elif isinstance(hed, str):
                 kind = "value"
             else:
-                numeric = all(re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", v) for v in counts)
-                kind = "value" if numeric or len(counts) > 20 else "categorical"
+                counts_up = info["counts_up"].get(col, False) and info["longest"][col] >= 3
+                kind = _undeclared_kind(col, counts, counts_up)
             levels = {}
             if kind == "categorical":
                 levels = dict(counts)

@@ -117,15 +117,15 @@ def test_column_with_thousands_of_distinct_values_is_a_value_column():
 
 
 def test_numeric_column_is_a_value_column_unless_the_sidecar_lists_levels():
-    tsv = b"onset\tduration\tcode\trt\n1\tn/a\t11\t0.5\n2\tn/a\t12\t0.7\n"
+    tsv = b"onset\tduration\tcode\trt\n1\tn/a\t11.5\t0.5\n2\tn/a\t12\t0.7\n"
     plain = build_inventory(read_uploads([("sub-01_task-a_events.tsv", tsv)])).tasks[0]
     assert plain.column("code").kind == "value"
     assert plain.column("rt").kind == "value"
-    sidecar = b'{"code": {"Levels": {"11": "Left cue.", "12": "Right cue.", "13": "Unused."}}}'
+    sidecar = b'{"code": {"Levels": {"11.5": "Left cue.", "12": "Right cue.", "13": "Unused."}}}'
     declared = build_inventory(read_uploads([("sub-01_task-a_events.tsv", tsv),
                                              ("task-a_events.json", sidecar)])).tasks[0]
     assert declared.column("code").kind == "categorical"
-    assert [(lv.value, lv.count) for lv in declared.column("code").levels] == [("11", 1), ("12", 1), ("13", 0)]
+    assert [(lv.value, lv.count) for lv in declared.column("code").levels] == [("11.5", 1), ("12", 1), ("13", 0)]
 
 
 def test_events_file_without_task_entity_is_refused():

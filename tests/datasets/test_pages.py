@@ -10,6 +10,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotations.datasets import services
+from annotations.datasets.results import refresh_project
 from annotations.models import AnnotationSession, DatasetLevel, DatasetProject, SessionStatus
 from tests.datasets.conftest import EVENTS
 
@@ -86,6 +87,8 @@ def test_annotate_all_queues_the_job(client, user, project, settings):
 
 def test_sidecar_page_lists_issues_with_links_and_downloads(client, user, project):
     client.force_login(user)
+    assert 'id="sidecar-validating"' in client.get(f"/datasets/{project.pk}/tasks/faces/sidecar/").content.decode()
+    refresh_project(project)  # what the job (or the background task the page asked for) does
     page = client.get(f"/datasets/{project.pk}/tasks/faces/sidecar/").content.decode()
     assert 'id="sidecar-invalid"' in page and "MISSING_HED" in page and "Fix this level" in page
     body = client.get(f"/datasets/{project.pk}/tasks/faces/sidecar/?format=json")

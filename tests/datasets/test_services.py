@@ -8,7 +8,7 @@ import pytest
 
 from annotations.datasets import services
 from annotations.datasets.jobs import run_dataset_job
-from annotations.datasets.selectors import level_states, progress
+from annotations.datasets.selectors import level_states, progress, validation_version
 from annotations.datasets.sidecars import project_sidecars, spreadsheet, task_sidecar
 from annotations.errors import QuotaExceeded as RunQuotaExceeded
 from annotations.models import (
@@ -148,7 +148,8 @@ def test_sidecar_holds_levels_templates_units_and_validates(user, reviewer, smal
     result = task_sidecar(project, project.tasks.get())
     assert result.is_valid, result.issue_rows()
     sidecar = result.sidecar
-    assert sidecar["event_type"]["HED"]["press"] == hed["press"]
+    # Each event is one group, and the column that describes it (`hand`) is nested into it.
+    assert sidecar["event_type"]["HED"]["press"] == "(Agent-action, Participant-response, (Press, Push-button), {hand})"
     assert sidecar["event_type"]["Levels"]["press"] == "The participant presses a button."
     assert sidecar["response_time"]["Units"] == "s" and "#" in sidecar["response_time"]["HED"]
     assert "show_face" in spreadsheet(result) and "HED" in spreadsheet(result).splitlines()[0]
@@ -171,7 +172,10 @@ def test_repeated_tags_across_columns_are_grouped_so_events_validate(user, small
         _finish(session, "Agent-action, Participant-response, Experiment-participant")
     result = task_sidecar(project, project.tasks.get())
     assert result.is_valid, [r["message"] for r in result.issue_rows()]
-    assert result.sidecar["hand"]["HED"]["left"].startswith("(")
+    hand = result.sidecar["hand"]["HED"]
+    # Nested into the event that already says all of it, each hand level keeps only what sets it apart.
+    assert "Agent-action" not in hand["left"] and hand["left"] != hand["right"]
+    assert "{hand}" in result.sidecar["event_type"]["HED"]["press"]
 
 
 def test_column_kind_and_descriptions_can_change(user, small_files):
@@ -236,7 +240,7 @@ def test_a_library_schema_beside_the_standard_one_annotates_with_the_standard_on
                           ("sub-01_task-faces_events.tsv", EVENTS.encode())])
     project = _import(user, files)
     assert project.schema_version == "8.2.0" and project.hed_version == ["8.2.0", "sc:score_1.0.0"]
-    assert services.validation_version(project) == ["8.2.0", "sc:score_1.0.0"]
+    assert validation_version(project) == ["8.2.0", "sc:score_1.0.0"]
 
 
 def test_a_queued_level_waits_as_pending_and_is_not_queued_twice(user, small_files):

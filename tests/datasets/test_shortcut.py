@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
 from annotations.datasets import services
+from annotations.datasets.placement import level_choices_for
 from annotations.datasets.selectors import level_states
 from annotations.models import AnnotationSession, DatasetLevel, Review, SessionStatus
+from annotations.review.forms import DatasetLevelForm
 from tests.support.reviews import make_session
 
 pytestmark = pytest.mark.django_db
@@ -54,7 +58,7 @@ def test_the_review_panel_offers_the_users_levels(client, user, other_user, proj
     run = make_session(user)
     client.force_login(user)
     html = client.get(run.get_absolute_url()).content.decode()
-    assert 'id="dataset-level-form"' in html and "tiny / faces / event_type = press" in html
+    assert 'id="dataset-level-form"' in html and '<optgroup label="tiny / faces / event_type">' in html
     level = DatasetLevel.objects.get(value="press")
     response = client.post(reverse("annotations:review-dataset-level", args=[run.pk]), {"level": level.pk}, **HTMX)
     assert response.status_code == 200 and "Added to tiny" in response.content.decode()
@@ -64,3 +68,35 @@ def test_the_review_panel_offers_the_users_levels(client, user, other_user, proj
     client.force_login(other_user)
     assert client.post(reverse("annotations:review-dataset-level", args=[theirs.pk]),
                        {"level": level.pk}, **HTMX).status_code == 400
+
+
+def test_the_dropdown_has_one_id_per_element_and_groups_the_users_own_levels(client, user, reviewer, small_files,
+                                                                              project):
+    services.import_dataset(user=reviewer, files=small_files, name="reviewed")
+    services.import_dataset(user=user, files=small_files, name="newer")
+    run = make_session(user)
+    client.force_login(user)
+    html = client.get(run.get_absolute_url()).content.decode()
+    ids = re.findall(r'\bid="([^"]+)"', html)
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+    assert '<label for="place-level">' in html and 'id="place-level"' in html
+    groups = re.findall(r'<optgroup label="([^"]+)">', html)
+    assert groups == ["newer / faces / event_type", "newer / faces / hand", "tiny / faces / event_type",
+                      "tiny / faces / hand"]  # newest project first; only the user's own
+    assert "reviewed /" not in html
+    # A reviewer sees every project's page, but is offered only their own levels.
+    client.force_login(reviewer)
+    assert re.findall(r'<optgroup label="([^"]+)">', client.get(run.get_absolute_url()).content.decode()) == [
+        "reviewed / faces / event_type", "reviewed / faces / hand"]
+
+
+def test_the_dropdown_is_bounded_in_levels_and_queries(user, small_files, django_assert_num_queries):
+    for n in range(3):
+        services.import_dataset(user=user, files=small_files, name=f"p{n}")
+    with django_assert_num_queries(1):
+        found = level_choices_for(user, limit=7)
+    assert found.truncated and sum(len(options) for _, options in found.groups) == 7
+    with django_assert_num_queries(1):
+        assert not level_choices_for(user).truncated
+    form = DatasetLevelForm(user=user)
+    assert form.has_choices and not form.fields["level"].help_text

@@ -20,7 +20,7 @@ from bidsdata.sidecar import (
     validate_task,
     write_dataset_zip,
 )
-from tests.datasets.helpers import DATA, DATASETS, strip_hed, zip_folder
+from tests.datasets.helpers import DATA, DATASETS, SKIP, strip_hed, zip_folder
 
 
 def spreadsheet_to_hed(text: str) -> dict:
@@ -57,6 +57,10 @@ def test_curators_hed_as_annotations_validates_and_keeps_other_keys(dataset, tmp
     for task in inventory.tasks:
         curated = json.loads((DATA / dataset / task.sidecar_name).read_text())
         assert all(c.existing_hed is None for c in task.columns)
+        for column in task.columns:  # a counter the curators annotated (trial: Experimental-trial/#) is made a
+            curated_hed = curated.get(column.name, {}).get("HED")  # value column, as a lab does on the project page
+            if column.kind == "skip" and column.name not in SKIP and isinstance(curated_hed, str):
+                column.kind = "value"
         annotations = {c.name: curated[c.name]["HED"] for c in task.columns
                        if c.kind != "skip" and "HED" in curated.get(c.name, {})}
         # The lab's definitions are not in the stripped upload: they come with the curators' HED.

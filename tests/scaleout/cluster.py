@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 import redis
 
-from tests.support.fake_openai import FakeOpenAI, Recorded
+from tests.support.fake_openai import FakeOpenAI, Recorded, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
 PG_ADMIN = os.environ.get("HEDIT_TEST_PG_ADMIN", "postgres://postgres@127.0.0.1:5432/postgres")
@@ -25,8 +25,11 @@ REDIS_URL = os.environ.get("HEDIT_TEST_REDIS_URL_LEASE", "redis://127.0.0.1:6379
 LEASE_SECONDS = 5
 
 
-def slow_answer(recorded: Recorded) -> str:
-    # A model that takes a moment per call keeps each run in flight long enough to be killed mid-way.
+def slow_answer(recorded: Recorded) -> str | Reply:
+    # A model that takes a moment per call keeps each run in flight long enough to be killed mid-way. It
+    # cannot write a dataset column in one request (unavailable for those), so each level's run asks it.
+    if "one column of a BIDS events file" in recorded.text:
+        return Reply(status=503, error={"message": "column requests are not served here"})
     time.sleep(0.3)
     return '{"faithful": true}' if "faithful" in recorded.text.lower() else "Sensory-event, (Red, Circle)"
 

@@ -62,7 +62,10 @@ def test_a_dataset_job_survives_its_worker_killed(tmp_path: Path) -> None:
         for pk, _ in statuses:
             seqs = [seq for session, seq in steps if session == pk]
             assert seqs == list(range(1, len(seqs) + 1)), (pk, seqs)
-        jobs = c.rows("SELECT status FROM django_tasks_database_dbtaskresult WHERE task_path LIKE '%run_dataset_task'"
-                      " ORDER BY enqueued_at")
+        jobs_sql = ("SELECT status FROM django_tasks_database_dbtaskresult WHERE task_path LIKE '%run_dataset_task'"
+                    " ORDER BY enqueued_at")
+        # After its runs the job composes and validates the sidecars: it ends a moment after the last run.
+        poll("the job's last step", lambda: c.rows(jobs_sql)[-1][0] != "RUNNING", timeout=90)
+        jobs = c.rows(jobs_sql)
         assert [j[0] for j in jobs] == ["FAILED", "SUCCESSFUL"]  # the dead worker's job closed, its successor ran
         c.manage("shell", "-c", SETTLED)

@@ -8,14 +8,17 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Sum
 
 from annotations.datasets.jobs import run_dataset_job
-from annotations.datasets.services import DatasetRequestError, import_dataset, start_annotation
-from annotations.datasets.sidecars import project_sidecars
+from annotations.datasets.questions import project_questions
+from annotations.datasets.results import refresh_project, stored_quality
+from annotations.datasets.services import DatasetRequestError, apply_descriptions, import_dataset, start_annotation
 from annotations.models import AnnotationSession
 from bidsdata.archive import DatasetError, DatasetFiles, read_folder, read_uploads, read_zip
+from bidsdata.questions import Answer, AnswersError, Question, questions_table, read_answers
 
 
 def read_paths(paths: list[str]) -> DatasetFiles:
@@ -37,6 +40,48 @@ def read_paths(paths: list[str]) -> DatasetFiles:
     return read_uploads(uploads)
 
 
+def read_descriptions(path: str | None) -> list[Answer]:
+    """The filled rows of a lab's descriptions table (none without *path*)."""
+    if path is None:
+        return []
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise CommandError(f"--descriptions {path}: cannot read it ({exc.strerror})") from exc
+    except UnicodeDecodeError:
+        raise CommandError(f"--descriptions {path}: not UTF-8 text") from None
+    try:
+        return read_answers(text)
+    except AnswersError as exc:
+        raise CommandError(f"--descriptions {path}: {exc}") from exc
+
+
+def apply_or_forget(project: Any, answers: list[Answer]) -> None:
+    """Store the lab's descriptions, or (a column or level the dataset lacks) the project not at all."""
+    try:
+        apply_descriptions(project, answers)
+    except DatasetRequestError as exc:
+        project.delete()
+        raise CommandError(f"--descriptions: {exc}") from exc
+
+
+def write_questions(project: Any, target: Path) -> None:
+    """The project's open questions as a table the lab fills in and hands back with --descriptions."""
+    # One row per column and level: an answer is applied to every task that has them.
+    found = list(dict.fromkeys(Question(q.column.name, q.level.value if q.level is not None else None, q.text)
+                               for q in project_questions(project)))
+    try:
+        target.write_text(questions_table(found), encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"--questions {target}: cannot write it ({exc.strerror})") from exc
+
+
+def _figures(result: Any) -> dict[str, Any]:
+    """The quality line stored with the sidecar: rows passing hedtools' event checks, distinct levels, factors."""
+    found = stored_quality(result)
+    return found[0].to_dict() if found is not None else {}
+
+
 class Command(BaseCommand):
     help = "Annotate every level of a BIDS dataset's events files and write one HED sidecar per task."
 
@@ -49,7 +94,15 @@ class Command(BaseCommand):
         parser.add_argument("--ignore-existing-hed", action="store_true",
                             help="start from nothing even where the dataset's sidecars have HED")
         parser.add_argument("--name", default="", help="a name for the dataset project")
+        parser.add_argument("--user", default=None, metavar="USERNAME",
+                            help="the user who owns the project and its runs (default: none, shown as 'command line')")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument("--descriptions", metavar="FILE.tsv", default=None,
+                            help="the lab's descriptions, applied before annotating: a TSV with a header row and "
+                                 "columns column, level, description (level empty: the column's description)")
+        parser.add_argument("--questions", metavar="FILE.tsv", default=None,
+                            help="write the open questions after the run, in the --descriptions form (with the "
+                                 "description empty and a question column), for the lab to fill in")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["verbosity"] < 2:
@@ -58,11 +111,20 @@ class Command(BaseCommand):
         out = Path(opts["out"])
         if out.exists() and not out.is_dir():
             raise CommandError(f"--out {out} is not a folder")
+        owner = None
+        if opts["user"] is not None:
+            users = get_user_model()
+            owner = users._default_manager.filter(**{users.USERNAME_FIELD: opts["user"]}).first()
+            if owner is None:
+                raise CommandError(f"--user {opts['user']}: no such user")
         try:
             files = read_paths(opts["paths"])
-            project = import_dataset(user=None, files=files, name=opts["name"] or Path(opts["paths"][0]).name,
+            answers = read_descriptions(opts["descriptions"])
+            # The runs are the owner's (create_level_sessions), not counted in their quota: a command-line job.
+            project = import_dataset(user=owner, files=files, name=opts["name"] or Path(opts["paths"][0]).name,
                                      schema_version=opts["schema"], ignore_existing_hed=opts["ignore_existing_hed"],
                                      concurrency=opts["concurrency"])
+            apply_or_forget(project, answers)
             sessions = start_annotation(project, user=None, enqueue=False)
         except (DatasetError, DatasetRequestError) as exc:
             raise CommandError(str(exc)) from exc
@@ -72,6 +134,8 @@ class Command(BaseCommand):
             asyncio.run(run_dataset_job(project.pk, [str(s.pk) for s in sessions], project.concurrency))
         out.mkdir(parents=True, exist_ok=True)
         report = self._write(project, out)
+        if opts["questions"]:
+            write_questions(project, Path(opts["questions"]))
         if opts["json"]:
             self.stdout.write(json.dumps(report, indent=2))
         else:
@@ -85,14 +149,15 @@ class Command(BaseCommand):
 
     def _write(self, project: Any, out: Path) -> dict[str, Any]:
         tasks = []
-        for result in project_sidecars(project):
+        for result in refresh_project(project):
             target = out / result.task.sidecar_name
             target.write_text(json.dumps(result.sidecar, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             issues = [{k: v for k, v in row.items() if k != "state"} for row in result.issue_rows()]
             tasks.append({"task": result.task.name, "sidecar": str(target), "valid": result.is_valid,
                           "levels_total": len(result.states),
-                          "levels_valid": sum(1 for s in result.states if s.status in ("valid", "reviewed")),
-                          "issues": issues})
+                          "levels_valid": sum(1 for s in result.states if s.outcome in ("valid", "reviewed")),
+                          "open_questions": sum(1 for s in result.states if s.open_question),
+                          "quality": _figures(result), "issues": issues})
         usage = AnnotationSession.objects.filter(dataset_level__column__task__project=project).aggregate(
             llm_calls=Sum("llm_call_count"), prompt_tokens=Sum("prompt_tokens"),
             completion_tokens=Sum("completion_tokens"), cost_usd=Sum("cost_usd"))

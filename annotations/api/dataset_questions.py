@@ -1,0 +1,127 @@
+"""REST API of a project's open questions for the lab: list them, answer one.
+
+``GET /api/datasets/<id>/questions/`` lists them (column, level, level_id, text); ``POST`` with ``level_id``
+(or ``column`` and ``level``, and ``task`` when several tasks have the column) and ``answer`` makes the answer
+the description and, for a level, annotates it again (202 with the new run). Same visibility as the other
+dataset endpoints: another user's project is a 404. Thin views over
+:mod:`annotations.datasets.questions` and :func:`annotations.datasets.services.answer_question`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import FormParser, JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.api.parsers import BoundedJSONParser
+from annotations.datasets import services
+from annotations.datasets.questions import OpenQuestion, project_questions, question_about
+from annotations.datasets.selectors import visible_projects
+from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject
+
+
+class QuestionSerializer(serializers.Serializer):
+    task = serializers.CharField(source="task.name")
+    column = serializers.CharField(source="column.name")
+    column_id = serializers.IntegerField(source="column.pk")
+    level = serializers.SerializerMethodField()
+    level_id = serializers.SerializerMethodField()
+    text = serializers.CharField()
+
+    def get_level(self, question: OpenQuestion) -> str | None:
+        return question.level.value if question.level is not None else None
+
+    def get_level_id(self, question: OpenQuestion) -> int | None:
+        return question.level.pk if question.level is not None else None
+
+
+class AnswerSerializer(serializers.Serializer):
+    level_id = serializers.IntegerField(required=False, min_value=1, help_text="The level answered about.")
+    task = serializers.CharField(required=False, max_length=128, help_text="With column: when several tasks have it.")
+    column = serializers.CharField(required=False, max_length=255, help_text="Instead of level_id: the column...")
+    level = serializers.CharField(required=False, allow_null=True, max_length=255,
+                                  help_text="...and its level (null or absent: the question about the column).")
+    answer = serializers.CharField(max_length=services.MAX_DESCRIPTION_CHARS, help_text="What it means.")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "level_id" not in attrs and not attrs.get("column"):
+            raise ValidationError({"level_id": ["give level_id, or column (and level)"]})
+        if "level_id" in attrs and (attrs.get("column") or attrs.get("level")):
+            raise ValidationError({"level_id": ["give level_id or column and level, not both"]})
+        return attrs
+
+
+class AnsweredSerializer(serializers.Serializer):
+    question = QuestionSerializer()
+    description = serializers.CharField()
+    session = serializers.UUIDField(allow_null=True, help_text="The level's new run (null for a column).")
+    status = serializers.CharField(help_text="The level's status now (queued); null for a column.",
+                                   allow_null=True)
+
+
+def _project(request: Request, pk: Any) -> DatasetProject:
+    return get_object_or_404(visible_projects(request.user), pk=pk)
+
+
+def _target(project: DatasetProject, data: dict[str, Any]) -> tuple[DatasetLevel | None, DatasetColumn | None]:
+    """The level (or column) a request answers about; 404 when the project has none such, 400 when ambiguous."""
+    if "level_id" in data:
+        level = (DatasetLevel.objects.select_related("column__task")
+                 .filter(pk=data["level_id"], column__task__project=project).first())
+        if level is None:
+            raise NotFound(f"no level {data['level_id']} in this dataset")
+        return level, None
+    columns = list(DatasetColumn.objects.select_related("task").filter(
+        task__project=project, name=data["column"], kind=ColumnKind.CATEGORICAL))
+    if data.get("task"):
+        columns = [c for c in columns if c.task.name == data["task"]]
+    if not columns:
+        raise NotFound(f"no categorical column {data['column']!r} in this dataset"
+                       + (f" (task {data['task']})" if data.get("task") else ""))
+    if len(columns) > 1:
+        known = ", ".join(sorted(c.task.name for c in columns))
+        raise ValidationError({"task": [f"several tasks have column {data['column']!r}; choose one of: {known}"]})
+    column = columns[0]
+    if data.get("level") in (None, ""):
+        return None, column
+    level = column.levels.filter(value=data["level"]).first()
+    if level is None:
+        raise NotFound(f"column {column.name!r} has no level {data['level']!r}")
+    level.column = column
+    return level, None
+
+
+class DatasetQuestionsView(APIView):
+    parser_classes = [BoundedJSONParser, JSONParser, FormParser]
+
+    @extend_schema(responses={200: inline_serializer("DatasetQuestionList", {
+                       "results": QuestionSerializer(many=True)})}, operation_id="datasets_questions_list",
+                   summary="Open questions for the lab: levels and columns nobody said the meaning of")
+    def get(self, request: Request, pk: Any) -> Response:
+        return Response({"results": QuestionSerializer(project_questions(_project(request, pk)), many=True).data})
+
+    @extend_schema(request=AnswerSerializer, responses={200: AnsweredSerializer, 202: AnsweredSerializer},
+                   operation_id="datasets_questions_answer",
+                   summary="Answer one: the answer becomes the description; a level is annotated again (202)")
+    def post(self, request: Request, pk: Any) -> Response:
+        project = _project(request, pk)
+        body = AnswerSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        level, column = _target(project, body.validated_data)
+        # 400 for an empty answer, 429 past HEDIT_DATASET_RATE (annotations.api.exceptions).
+        session = services.answer_question(project, user=request.user, answer=body.validated_data["answer"],
+                                           level=level, column=column)
+        question = question_about(level=level, column=column)
+        described = level.description if level is not None else column.description
+        answered = {"question": question, "description": described,
+                    "session": session.pk if session is not None else None,
+                    "status": session.status if session is not None else None}
+        return Response(AnsweredSerializer(answered).data,
+                        status=status.HTTP_202_ACCEPTED if session is not None else status.HTTP_200_OK)

@@ -1,0 +1,100 @@
+"""A task's quality line and row preview, as the project page, the sidecar page and the API show them.
+
+The figures and verdicts are :mod:`bidsdata.quality`'s (hedtools), computed with the task's sidecar in
+the background and stored with it (:mod:`.results`); this module reads them and maps each failing row's
+(column, level) pairs back to the level and column rows a page links to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotations.datasets.questions import project_questions
+from annotations.datasets.results import current_sidecar, stored_quality
+from annotations.datasets.selectors import LevelState, level_states
+from annotations.datasets.sidecars import TaskSidecar
+from annotations.models import ColumnKind, DatasetColumn, DatasetProject, DatasetTask
+from bidsdata.quality import PreviewRow, Quality
+
+
+@dataclass
+class Source:
+    """A (column, level) pair that gives a failing row HED, with the level's (or value column's) id to link to."""
+
+    column: str
+    level: str | None
+    level_id: int | None = None
+    column_id: int | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.column} = {self.level}" if self.level is not None else self.column
+
+
+@dataclass
+class PreviewLine:
+    row: PreviewRow
+    sources: list[Source] = field(default_factory=list)
+    first_of_file: bool = False
+
+    @property
+    def file_label(self) -> str:
+        """The file's name without its folders and suffix: ``sub-01_task-x_run-1``."""
+        return self.row.file.rsplit("/", 1)[-1].removesuffix(".tsv").removesuffix("_events")
+
+    @property
+    def shown_values(self) -> list[tuple[str, str]]:
+        """The row's cells worth showing beside its HED: not n/a, not the onset (it has a cell of its own)."""
+        return [(c, v) for c, v in self.row.values if c != "onset" and v not in ("", "n/a")]
+
+
+@dataclass
+class TaskQuality:
+    """What the page shows beside a task's validity."""
+
+    task: DatasetTask
+    result: TaskSidecar
+    quality: Quality | None
+    preview: list[PreviewLine]
+    open_questions: int
+
+    @property
+    def preview_files(self) -> list[str]:
+        return list(dict.fromkeys(line.row.file for line in self.preview))
+
+    @property
+    def pending(self) -> bool:
+        return self.result.pending
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**(self.quality.to_dict() if self.quality is not None else {}), "open_questions": self.open_questions,
+                "valid": self.result.is_valid, "validating": self.pending}
+
+
+def _lines(task: DatasetTask, states: list[LevelState], preview: list[PreviewRow]) -> list[PreviewLine]:
+    """The preview's rows, each failing one with the ids of the levels and columns that give it HED."""
+    lines = [PreviewLine(row, first_of_file=i == 0 or preview[i - 1].file != row.file)
+             for i, row in enumerate(preview)]
+    if any(row.sources for row in preview):
+        levels = {(s.level.column.name, s.level.value): s.level.pk for s in states}
+        columns = dict(DatasetColumn.objects.filter(task=task).exclude(kind=ColumnKind.SKIP)
+                       .values_list("name", "pk"))
+        for line in lines:
+            line.sources = [Source(c, lv, levels.get((c, lv)), columns.get(c)) for c, lv in line.row.sources]
+    return lines
+
+
+def task_quality(project: DatasetProject, task: DatasetTask, *, states: list[LevelState] | None = None
+                 ) -> TaskQuality:
+    """The task's stored sidecar, its figures, its first assembled rows, and its open questions.
+
+    Read from the stored result (:mod:`.results`), never computed here: while the current annotations are
+    being validated, ``pending`` says so and the figures are the last ones stored (or none yet)."""
+    states = level_states(project, task=task.name) if states is None else states
+    result = current_sidecar(project, task, states=states)
+    found = stored_quality(result)
+    figures, preview = found if found is not None else (None, [])
+    lines = _lines(task, result.states, preview)
+    questions = [q for q in project_questions(project, states=result.states, tasks=[task]) if q.task.pk == task.pk]
+    return TaskQuality(task=task, result=result, quality=figures, preview=lines, open_questions=len(questions))

@@ -1,0 +1,91 @@
+"""A project's open questions for the lab, read from what the project page and the API already hold.
+
+The questions themselves are :mod:`bidsdata.questions`' (pure); this module builds its inventory from the
+stored columns and level states and maps each question back to its column and level rows, so the page can
+put an answer box on it and the API can name the level's id. Answering is
+:func:`annotations.datasets.services.answer_question`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from annotations.datasets.selectors import LevelState, level_states
+from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject, DatasetTask
+from bidsdata.inventory import ColumnInventory, LevelInventory, TaskInventory
+from bidsdata.questions import column_question, level_question, open_questions
+
+_CODE = re.compile(r"`([^`]*)`")
+
+
+@dataclass
+class OpenQuestion:
+    """A question about a column (``level`` is ``None``) or one of its levels, with their rows."""
+
+    task: DatasetTask
+    column: DatasetColumn
+    level: DatasetLevel | None
+    text: str
+    state: LevelState | None = None
+
+    @property
+    def key(self) -> str:
+        """A stable id for the page: ``q-<column id>`` or ``q-<column id>-<level id>``."""
+        return f"q-{self.column.pk}" + (f"-{self.level.pk}" if self.level is not None else "")
+
+    @property
+    def plain(self) -> str:
+        return self.text.replace("`", "")
+
+    @property
+    def parts(self) -> list[tuple[str, bool]]:
+        """The text in pieces, each with whether it is a name (written `like this`), for a page to set apart."""
+        pieces = _CODE.split(self.text)
+        return [(piece, index % 2 == 1) for index, piece in enumerate(pieces) if piece]
+
+
+def question_about(*, level: DatasetLevel | None = None, column: DatasetColumn | None = None) -> OpenQuestion:
+    """The question about *level* (its column and task attached) or *column* (its task attached), open or not."""
+    if level is not None:
+        column = level.column
+        return OpenQuestion(task=column.task, column=column, level=level,
+                            text=level_question(column.name, level.value))
+    assert column is not None
+    return OpenQuestion(task=column.task, column=column, level=None, text=column_question(column.name))
+
+
+def project_questions(project: DatasetProject, *, states: list[LevelState] | None = None,
+                      columns: list[DatasetColumn] | None = None,
+                      tasks: list[DatasetTask] | None = None) -> list[OpenQuestion]:
+    """Every open question of *project*, task by task, column by column.
+
+    Give the *states*, *columns* and *tasks* a caller has read already and no query is made.
+    """
+    states = level_states(project) if states is None else states
+    if columns is None:
+        columns = list(DatasetColumn.objects.filter(task__project=project, kind=ColumnKind.CATEGORICAL)
+                       .defer("sample_values", "template_issues"))
+    if tasks is None:
+        tasks = list(project.tasks.only("id", "project_id", "name", "sidecar_name"))
+    by_column: dict[int, list[LevelState]] = {}
+    for state in states:
+        by_column.setdefault(state.level.column_id, []).append(state)
+    found: list[OpenQuestion] = []
+    for task in tasks:
+        mine = [c for c in columns if c.task_id == task.pk and c.kind == ColumnKind.CATEGORICAL]
+        inventory = TaskInventory(task=task.name, sidecar_name=task.sidecar_name, events_files=[], columns=[
+            ColumnInventory(name=c.name, kind=c.kind, description=c.description,
+                            needs_description=c.needs_description,
+                            levels=[LevelInventory(value=s.level.value, count=s.level.count,
+                                                   description=s.level.description,
+                                                   needs_description=s.level.needs_description)
+                                    for s in by_column.get(c.pk, [])])
+            for c in mine])
+        named = {c.name: c for c in mine}
+        for question in open_questions(inventory):
+            column = named[question.column]
+            state = next((s for s in by_column.get(column.pk, []) if s.level.value == question.level), None)
+            found.append(OpenQuestion(task=task, column=column, level=state.level if state else None,
+                                      text=question.text, state=state))
+    return found

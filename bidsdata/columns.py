@@ -1,0 +1,85 @@
+"""What kind of column a column is when its sidecar entry does not say: names and values read as a curator would.
+
+``skip`` for bookkeeping (sample positions; trial and event counters, named as such or counting up by one
+within each file), ``categorical`` for codes (text with few values, or few whole numbers under a name that
+is no magnitude: ``response`` 1/2, ``value`` 11/12), ``value`` for magnitudes and other numbers, and for
+anything with too many distinct values to annotate one by one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+ColumnKind = Literal["categorical", "value", "skip"]
+
+MAX_LEVELS = 20
+"""A column without a sidecar entry and with more distinct non-numeric values than this is a value column."""
+MAX_CODE_LEVELS = 8
+"""A column of whole numbers with at most this many distinct values is a code (categorical), unless its name
+says it is a magnitude."""
+MIN_COUNTER_VALUES = 3
+"""A column counts up by one (1, 2, 3...) in a file of at least this many values to be taken for a counter."""
+MAGNITUDES = frozenset({"gain", "loss", "amount", "reward", "price", "time", "rt", "duration", "latency", "age",
+                        "count", "size", "distance", "intensity", "volume", "frequency"})
+"""Words naming a quantity: a column named with one holds a measure, whatever its few values."""
+COUNTERS = frozenset({"trial", "trial number", "trial num", "trial nr", "trial no", "event number", "event num"})
+"""Names (humanized) of columns that number trials or events."""
+
+
+def humanize(name: str) -> str:
+    """``event_type`` -> ``event type``; ``showFace`` -> ``show face``."""
+    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", str(name))
+    return re.sub(r"[\s_\-]+", " ", text).strip().lower()
+
+
+def made_up_description(column: str, value: str) -> str:
+    """A level's description from the names alone: ``event_type``/``show_face`` -> "event type: show face"; a
+    number stays as written (``respcat``/``-1`` -> "respcat: -1", not "respcat: 1")."""
+    return f"{humanize(column)}: {value if is_number(value) else humanize(value)}"
+
+
+def is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def is_integer(text: str) -> bool:
+    return text.lstrip("+-").isdigit()
+
+
+def is_magnitude(name: str) -> bool:
+    """Whether a column's name says it measures something (gain, rt, n_trials...) rather than codes it."""
+    words = humanize(name).split()
+    plain = {w.removesuffix("es") if w.removesuffix("es") in MAGNITUDES else w.removesuffix("s") for w in words}
+    return bool(plain & MAGNITUDES) or "number of" in " ".join(words) or (len(words) > 1 and words[0] == "n")
+
+
+def is_bookkeeping(name: str, values: list[str], counter: bool) -> bool:
+    """Sample positions and trial or event counters: columns that number the rows, saying nothing of an event.
+
+    A counter is named as one (``trial``, ``trial_number``, ``event_number``, ``*_index``) and holds whole
+    numbers (*values*, its distinct ones), or counts up by one within each file (*counter*, from the scans).
+    """
+    words = humanize(name).split()
+    if words and words[-1] == "sample":
+        return True
+    named = " ".join(words) in COUNTERS or (len(words) > 1 and words[-1] == "index")
+    return counter or (named and bool(values) and all(is_integer(v) for v in values))
+
+
+def detected_kind(name: str, values: list[str], *, overflow: bool = False, counter: bool = False) -> ColumnKind:
+    """The kind of a column its sidecar entry does not settle, from its name and its distinct *values*
+    (*overflow*: it had more than were counted)."""
+    if is_bookkeeping(name, values, counter):
+        return "skip"
+    if not values or overflow:
+        return "value"
+    if all(is_integer(v) for v in values) and len(values) <= MAX_CODE_LEVELS and not is_magnitude(name):
+        return "categorical"  # codes: response 1/2, condition 0/1/2
+    if all(is_number(v) for v in values):
+        return "value"
+    return "categorical" if len(values) <= MAX_LEVELS else "value"

@@ -1,0 +1,140 @@
+"""Columns that describe an event, referenced as ``{column}`` inside it, as curators write them.
+
+Nested, a column's HED belongs to its row's event: rows at one onset (which hedtools merges into one event
+string) stay apart, and an event with several groups keeps its modifiers in the right one. A column is
+nested only where every row that gives it a value has an event to hold it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from bidsdata.composition.distinct import key
+from bidsdata.composition.events import event_groups
+from bidsdata.composition.roles import CONDITION, EVENT, MODIFIER, VALUE
+from bidsdata.composition.rows import NA, EventRows
+from bidsdata.composition.tags import Names, has_event, inside, top_level_items
+
+Annotations = dict[str, Any]
+
+
+_ONSET = re.compile(r"^\(Def/[^,()]+, Onset\)$")
+_OFFSET = re.compile(r"^\(Def/[^,()]+, Offset\)$")
+
+
+def nestable(column: str, event: str, annotations: Annotations, rows: EventRows, known: Names) -> bool:
+    """Every row where *column* has a value has an event from *event* to hold it: an event group, or the
+    Onset of something that lasts (its content group). An Offset holds nothing: there the value is not said."""
+    levels = annotations.get(event)
+    if not isinstance(levels, Mapping):
+        return False
+    holds = {lv for lv, hed in levels.items() if event_groups(hed, known) or _ONSET.match(hed) or _OFFSET.match(hed)}
+    return all(row.get(event) in holds for row in rows.all() if row.get(column) not in NA)
+
+
+def _twice_at_an_onset(column: str, rows: EventRows) -> bool:
+    return any(sum(1 for row in group if row.get(column) not in NA and row.get(column) is not None) > 1
+               for group in rows.by_onset())
+
+
+def nested_columns(annotations: Annotations, roles: Mapping[str, str], rows: EventRows, known: Names) -> list[str]:
+    """The columns to reference as ``{column}`` inside the event column's event.
+
+    Modifier and value columns whose rows all have an event to hold them; a condition column too where two
+    events at one onset share its level (at top level hedtools would see its Def twice in one event)."""
+    events = [c for c, r in roles.items() if r == EVENT]
+    if not events:
+        return []
+    nested = []
+    for column, role in roles.items():
+        given = annotations.get(column)
+        if not given or role not in (MODIFIER, VALUE, CONDITION):
+            continue
+        if role == CONDITION and not _twice_at_an_onset(column, rows):
+            continue
+        texts = [given] if isinstance(given, str) else list(given.values())
+        if any(has_event(t, known) or "delay/" in t.lower() or "onset" in t.lower() for t in texts):
+            continue
+        if referable(column) and nestable(column, events[0], annotations, rows, known):
+            nested.append(column)
+    return nested
+
+
+_REFERABLE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def referable(column: str) -> bool:
+    """hedtools reads ``{column}`` for names of letters, digits, ``_`` and ``-`` only (``{parametric gain}``
+    would stay text, and the column would be assembled at top level as well)."""
+    return bool(_REFERABLE.match(column))
+
+
+def reference(annotations: Annotations, event: str, nested: list[str], known: Names) -> None:
+    """``{column}`` of each nested column added to the first event group of every level of *event*."""
+    # A nested column left with nothing of its own stays referenced: its levels are told apart later, and a
+    # reference to a column that ends with no HED at all is taken out (:func:`unreferenced`).
+    _dedupe_nested(annotations, event, nested, known)
+    refs = ", ".join(f"{{{c}}}" for c in nested)
+    levels = dict(annotations[event])
+    for level, hed in levels.items():
+        groups = event_groups(hed, known)
+        if groups:
+            levels[level] = hed.replace(groups[0], groups[0][:-1] + ", " + refs + ")", 1)
+        elif _ONSET.match(hed):
+            levels[level] = hed.replace(", Onset)", f", ({refs}), Onset)")
+    annotations[event] = levels
+
+
+def nested_items(annotations: Annotations, roles: Mapping[str, str], nested: list[str], column: str,
+                 known: Names) -> set[tuple[str, ...]]:
+    """Keys of the items *column*'s levels must not add: what the event groups and the other nested
+    columns already put into the same group."""
+    event = next(c for c, r in roles.items() if r == EVENT)
+    seen: set[tuple[str, ...]] = set()
+    for hed in annotations[event].values():
+        for group in event_groups(hed, known)[:1]:
+            seen |= {key(item, known) for item in top_level_items(inside(group))}
+    for other in nested:
+        given = annotations.get(other)
+        if other == column or not given:
+            continue
+        for text in [given] if isinstance(given, str) else given.values():
+            seen |= {key(item, known) for item in top_level_items(text)}
+    return seen
+
+
+def _dedupe_nested(annotations: Annotations, event: str, nested: list[str], known: Names) -> None:
+    """Levels of nested columns lose the items an event group (or an earlier nested column) already has.
+
+    hedtools validates a sidecar's ``{column}`` references with every level of the referenced column in
+    every level that references it, and refuses an item repeated within one group; so the check is over
+    all combinations, not only those that occur in the events files."""
+    seen: set[tuple[str, ...]] = set()
+    for hed in annotations[event].values():
+        for group in event_groups(hed, known)[:1]:
+            seen |= {key(item, known) for item in top_level_items(inside(group))}
+    for column in nested:
+        given = annotations[column]
+        if isinstance(given, str):
+            seen |= {key(item, known) for item in top_level_items(given)}
+    for column in nested:
+        levels = annotations[column]
+        if not isinstance(levels, Mapping):
+            continue
+        kept = {lv: [i for i in top_level_items(h) if key(i, known) not in seen] for lv, h in levels.items()}
+        annotations[column] = {lv: ", ".join(items) for lv, items in kept.items()}
+        seen |= {key(i, known) for items in kept.values() for i in items}
+
+
+def unreferenced(chosen: Annotations, roles: Mapping[str, str]) -> None:
+    """``{column}`` references to a column left with no HED are taken out (hedtools refuses them)."""
+    for column, levels in chosen.items():
+        if roles.get(column) != EVENT or not isinstance(levels, Mapping):
+            continue
+        for level, hed in levels.items():
+            for ref in re.findall(r"\{([^}]*)\}", hed):
+                if ref not in chosen:
+                    hed = re.sub(r",\s*\{" + re.escape(ref) + r"\}", "", hed)
+            levels[level] = hed

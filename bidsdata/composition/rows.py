@@ -1,0 +1,52 @@
+"""The rows of a task's events files, as the composer needs them: values per column, grouped by onset."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+NA = {"", "n/a", "N/A", "NaN", "nan"}
+
+
+@dataclass
+class EventRows:
+    """Every row of every events file (path -> rows), read once."""
+
+    files: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, events: Mapping[str, str]) -> EventRows:
+        return cls({path: list(csv.DictReader(io.StringIO(text), delimiter="\t")) for path, text in events.items()})
+
+    def all(self) -> Iterator[dict[str, str]]:
+        for rows in self.files.values():
+            yield from rows
+
+    def by_onset(self) -> Iterator[list[dict[str, str]]]:
+        """The rows hedtools merges into one event: those of one file with the same onset."""
+        for rows in self.files.values():
+            groups: dict[str, list[dict[str, str]]] = {}
+            for n, row in enumerate(rows):
+                onset = (row.get("onset") or "").strip()  # a row without an onset is an event of its own
+                groups.setdefault(f"row {n}" if onset in NA else onset, []).append(row)
+            yield from groups.values()
+
+    def run_length(self, column: str) -> float:
+        """Mean length of the runs of one value in *column* (n/a skipped): long runs mean a condition."""
+        runs, total = 0, 0
+        for rows in self.files.values():
+            last = None
+            for row in rows:
+                value = row.get(column)
+                if value in NA or value is None:
+                    continue
+                total += 1
+                if value != last:
+                    runs += 1
+                last = value
+        return total / runs if runs else 0.0
+
+    def present(self, column: str) -> int:
+        return sum(1 for row in self.all() if row.get(column) not in NA and row.get(column) is not None)

@@ -1,0 +1,342 @@
+"""What a sidecar puts on a task's events: sample assembled rows with hedtools' verdict, and figures.
+
+:func:`row_preview` assembles the first rows of the first events file(s) with the sidecar (hedtools'
+``TabularInput``; definitions not expanded) and gives each row the verdict of hedtools' ``EventsChecker``:
+one event type per event group, a task role, a sensory modality on sensory events, an action on agent
+actions. A failing row names the (column, level) pairs that give it HED, so a page can link each to the
+level to fix. hedtools merges the rows of one onset into one event; a row merged into a failing event
+fails with it (``merged_into`` names the event's first line).
+
+:func:`quality` gives the figures the referee (``score_events.py``) computes, by its definitions:
+
+* ``rows_ok``: rows that get any HED (definitions expanded; Description, Def, Def-expand, Definition
+  aside) and whose line hedtools' EventsChecker reports nothing for (``ec_line``), over every row a file
+  could be assembled for; a file hedtools cannot check (onsets out of order) passes no row.
+* ``distinct``: categorical levels whose expanded HED (values and ``{column}`` references kept) no other
+  level of the same column has, over the levels of columns with more than one level with HED.
+* ``factors``: the condition variables hedtools' ``HedTypeManager`` finds (``Condition-variable`` type).
+
+Both are bounded: the preview reads rows until it has enough, :func:`quality` every row of at most
+``max_files`` files (the first, sorted by path), taking no further file once ``max_rows`` rows are in.
+Pure: no Django.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import math
+import re
+import warnings
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from bidsdata import delays
+from bidsdata.schemas import load_schema
+from bidsdata.tsv import NA_VALUES, rows
+
+logger = logging.getLogger(__name__)
+
+PREVIEW_ROWS = 12
+MAX_FILES = 20
+MAX_ROWS = 20_000
+"""Files are examined whole, in path order, until this many rows (or ``MAX_FILES`` files) are in: hedtools
+parses each row's HED several times, some thousands of rows a second."""
+SKIP_TAGS = frozenset({"description", "def-expand", "definition", "def"})
+_REF = re.compile(r"\{[^}]*\}")
+CHECKS = {
+    "MISSING_EVENT_TYPE": "no event type (Sensory-event, Agent-action...)",
+    "IMPROPER_EVENT_GROUPS": "several event types not in groups of their own",
+    "MISSING_TASK_ROLE": "no task role (Experimental-stimulus, Participant-response...)",
+    "MISSING_SENSORY_PRESENTATION": "a sensory event without its modality (Visual-presentation...)",
+    "MISSING_ACTION_TAG": "an agent action without the action (Press...)",
+    "AMBIGUOUS_TAG_GROUPING": "tags that cannot be told which event they belong to",
+    "NOT_CHECKED": "hedtools could not check this file",
+    "NO_HED": "no HED",
+}
+"""What each EventsChecker code means, in a few words for a page."""
+
+
+@dataclass(frozen=True)
+class RowIssue:
+    code: str
+    message: str
+
+    @property
+    def check(self) -> str:
+        return CHECKS.get(self.code, self.code.replace("_", " ").lower())
+
+
+@dataclass
+class PreviewRow:
+    """One assembled events row: where it is, its values, its HED and hedtools' verdict."""
+
+    file: str
+    line: int  # the file's line; the header is line 1
+    values: list[tuple[str, str]]
+    hed: str
+    issues: list[RowIssue] = field(default_factory=list)
+    sources: list[tuple[str, str | None]] = field(default_factory=list)  # failing rows: who gives them HED
+    merged_into: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.issues
+
+    @property
+    def onset(self) -> str:
+        return dict(self.values).get("onset", "")
+
+
+@dataclass
+class Quality:
+    """The referee's figures for one sidecar over (at most ``max_files`` of) its events files."""
+
+    files: int = 0
+    files_total: int = 0
+    rows: int = 0
+    rows_ok: int = 0
+    rows_hed: int = 0
+    levels: int = 0
+    levels_distinct: int = 0
+    factors: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)  # files hedtools could not check
+
+    @property
+    def rows_ok_share(self) -> float:
+        return self.rows_ok / self.rows if self.rows else 0.0
+
+    @property
+    def distinct_share(self) -> float:
+        return self.levels_distinct / self.levels if self.levels else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "rows_ok_share": round(self.rows_ok_share, 4),
+                "distinct_share": round(self.distinct_share, 4)}
+
+
+def _sidecar(sidecar: dict[str, Any]) -> Any:
+    from hed.models import Sidecar
+
+    return Sidecar(io.StringIO(json.dumps(sidecar)), name="events.json")
+
+
+def _tabular(text: str, side: Any, name: str) -> Any:
+    from hed.models import TabularInput
+
+    return TabularInput(io.StringIO(text), sidecar=side, name=name)
+
+
+def _checked(schema: Any, text: str, side: Any, name: str) -> tuple[dict[int, list[RowIssue]], str | None]:
+    """EventsChecker's issues by row index (``ec_line``), or why hedtools could not check the file."""
+    from hed.tools.analysis.event_checker import EventsChecker
+
+    try:
+        found = EventsChecker(schema, _tabular(text, side, name), name).validate_event_tags()
+    except Exception as exc:  # hedtools refuses the file (onsets not in order, unmatched offsets)
+        logger.info("events checker cannot check %s: %s", name, exc)
+        return {}, (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    issues: dict[int, list[RowIssue]] = {}
+    for issue in found:
+        line = issue.get("ec_line")
+        if line is not None:
+            issues.setdefault(int(line), []).append(RowIssue(str(issue.get("code")),
+                                                             str(issue.get("message", "")).strip()))
+    return issues, None
+
+
+def event_starts(onsets: list[str]) -> list[int]:
+    """For each row, the first row of the event hedtools merges it into: the rows of one onset are one event
+    (``hed.models.df_util.filter_series_by_onset``); a row without a numeric onset stands alone."""
+    starts: list[int] = []
+    first: dict[float, int] = {}
+    current: float | None = None
+    for index, text in enumerate(onsets):
+        try:
+            onset = float(text)
+        except ValueError:
+            onset = math.nan
+        if math.isnan(onset):
+            starts.append(index)
+            continue
+        if current is None or abs(onset - current) > 1e-9:
+            current = onset
+        starts.append(first.setdefault(current, index))
+    return starts
+
+
+def _sources(sidecar: Mapping[str, Any], header: list[str], cells: list[str]) -> list[tuple[str, str | None]]:
+    """The (column, level) pairs whose sidecar HED the row gets; ``None`` for a value column's template."""
+    found: list[tuple[str, str | None]] = []
+    for column, value in zip(header, cells, strict=False):
+        entry = sidecar.get(column)
+        hed = entry.get("HED") if isinstance(entry, dict) else None
+        if isinstance(hed, dict) and value in hed:
+            found.append((column, value))
+        elif isinstance(hed, str) and value not in NA_VALUES:
+            found.append((column, None))
+    return found
+
+
+def _same_onset(a: str, b: str) -> bool:
+    try:
+        return abs(float(a) - float(b)) <= 1e-9
+    except ValueError:
+        return False
+
+
+def _head(text: str, limit: int) -> tuple[list[str], list[list[str]]]:
+    """The header and the first *limit* rows, and the rows after them that share the last one's onset (hedtools
+    makes them one event): enough to check those rows, however long the file."""
+    table = rows(text)
+    header = next(table, [])
+    onset = header.index("onset") if "onset" in header else None
+    cells: list[list[str]] = []
+    for row in table:
+        if len(cells) >= limit and (onset is None or not _same_onset(row[onset], cells[-1][onset])):
+            break
+        cells.append(row)
+    return header, cells
+
+
+def _file_preview(sidecar: dict[str, Any], schema: Any, side: Any, path: str, text: str,
+                  limit: int) -> list[PreviewRow]:
+    header, cells = _head(text, limit)
+    head = "\n".join("\t".join(row) for row in [header, *cells]) + "\n"
+    onset = header.index("onset") if "onset" in header else None
+    starts = event_starts([r[onset] if onset is not None else "" for r in cells])
+    try:
+        assembled = [str(s) for s in _tabular(head, side, path).series_a]
+    except Exception as exc:  # a sidecar hedtools cannot assemble this file with
+        logger.info("cannot assemble %s: %s", path, exc)
+        assembled = []
+    issues, refused = _checked(schema, head, side, path)
+    preview = []
+    for index, row in enumerate(cells[:limit]):
+        hed = assembled[index] if index < len(assembled) else ""
+        hed = "" if hed.strip() in NA_VALUES else hed
+        first = starts[index]
+        found = list(issues.get(first, []))
+        if refused is not None:
+            found = [RowIssue("NOT_CHECKED", refused)]
+        elif not hed:
+            found = [RowIssue("NO_HED", "no column gives this row HED")]
+        item = PreviewRow(file=path, line=index + 2, values=list(zip(header, row, strict=False)), hed=hed,
+                          issues=found, merged_into=first + 2 if first != index else None)
+        if found and refused is None:  # the rows of its event give it HED
+            for other in range(first, len(cells)):
+                if starts[other] == first:
+                    item.sources += [p for p in _sources(sidecar, header, cells[other]) if p not in item.sources]
+        preview.append(item)
+    return preview
+
+
+def row_preview(sidecar: dict[str, Any], events: Mapping[str, str], version: str | list[str] | None, *,
+                limit: int = PREVIEW_ROWS) -> list[PreviewRow]:
+    """The first *limit* assembled rows of the events files (in path order) with hedtools' verdicts."""
+    delays.install()
+    schema, side = load_schema(version), _sidecar(sidecar)
+    preview: list[PreviewRow] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for path in sorted(events):
+            if len(preview) >= limit:
+                break
+            preview += _file_preview(sidecar, schema, side, path, events[path], limit - len(preview))
+    return preview
+
+
+def _row_tags(text: Any, schema: Any, defs: Any) -> set[str]:
+    from hed.models import HedString
+
+    if not isinstance(text, str) or not text.strip() or text == "n/a":
+        return set()
+    hed = HedString(text, schema, def_dict=defs)
+    hed.expand_defs()
+    return {(t.short_base_tag or t.org_base_tag or str(t)).strip().lower() for t in hed.get_all_tags()} - SKIP_TAGS
+
+
+def _level_tags(sidecar: dict[str, Any], schema: Any, defs: Any) -> dict[str, dict[str, frozenset[str]]]:
+    """column -> level -> its expanded tags with values, for columns with more than one level with HED."""
+    from hed.models import HedString
+
+    out: dict[str, dict[str, frozenset[str]]] = {}
+    for column, entry in sidecar.items():
+        hed = entry.get("HED") if isinstance(entry, dict) else None
+        if not isinstance(hed, dict) or not isinstance(entry.get("Levels", hed), dict):
+            continue
+        if column.startswith("hed_def") or all("Definition/" in str(v) for v in hed.values()):
+            continue
+        levels: dict[str, frozenset[str]] = {}
+        for level, text in hed.items():
+            parsed = HedString(_REF.sub("", str(text)), schema, def_dict=defs)
+            parsed.expand_defs()
+            tags = frozenset(str(t).lower() for t in parsed.get_all_tags()) | set(_REF.findall(str(text)))
+            if tags:
+                levels[level] = tags
+        if len(levels) > 1:
+            out[column] = levels
+    return out
+
+
+def _examined(events: Mapping[str, str], max_files: int, max_rows: int) -> list[str]:
+    paths: list[str] = []
+    lines = 0
+    for path in sorted(events)[:max(0, max_files)]:
+        if paths and lines >= max_rows:
+            break
+        paths.append(path)
+        lines += events[path].count("\n")
+    return paths
+
+
+def quality(sidecar: dict[str, Any], events: Mapping[str, str], version: str | list[str] | None, *,
+            max_files: int = MAX_FILES, max_rows: int = MAX_ROWS) -> Quality:
+    """The referee's figures for *sidecar* over every row of the first *events* files (at most *max_files*,
+    none more once *max_rows* rows are in)."""
+    from hed.tools.analysis.event_manager import EventManager
+    from hed.tools.analysis.hed_type_manager import HedTypeManager
+
+    delays.install()
+    schema, side = load_schema(version), _sidecar(sidecar)
+    paths = _examined(events, max_files, max_rows)
+    result = Quality(files=len(paths), files_total=len(events))
+    factors: set[str] = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            defs = side.get_def_dict(schema)
+            for levels in _level_tags(sidecar, schema, defs).values():
+                seen = list(levels.values())
+                result.levels += len(seen)
+                result.levels_distinct += sum(1 for tags in seen if seen.count(tags) == 1)
+        except Exception as exc:  # a sidecar hedtools cannot read: no level counts
+            logger.info("cannot read the sidecar's levels: %s", exc)
+        for path in paths:
+            text = events[path]
+            try:
+                tab = _tabular(text, side, path)
+                file_defs = tab.get_def_dict(schema)
+                tags = [_row_tags(s, schema, file_defs) for s in tab.series_a]
+            except Exception as exc:  # as the referee: a file it cannot assemble has no rows
+                logger.info("cannot assemble %s: %s", path, exc)
+                result.unchecked.append(path)
+                continue
+            result.rows += len(tags)
+            result.rows_hed += sum(1 for t in tags if t)
+            issues, refused = _checked(schema, text, side, path)
+            if refused is not None:
+                result.unchecked.append(path)
+                continue
+            result.rows_ok += sum(1 for i, t in enumerate(tags) if t and i not in issues)
+            try:
+                types = HedTypeManager(EventManager(_tabular(text, side, path), schema))
+                types.add_type("Condition-variable")
+                found = types.get_type("condition-variable")
+                factors.update(found.get_type_value_names() if found is not None else [])
+            except Exception as exc:  # no factors from a file hedtools cannot order
+                logger.info("no condition variables from %s: %s", path, exc)
+    result.factors = sorted(factors)
+    return result

@@ -1,0 +1,160 @@
+"""Questions back to the lab: what the events columns and their levels mean, where nobody said.
+
+A categorical level whose description was made up from the names (``needs_description``), or whose
+description only restates its name or code ("Pumps demean" for ``pumps_demean``; "trigger 6" or "stage 6"
+for the code ``6`` of column ``stage``), leaves the annotator guessing. Each such level gets one
+question worded for the lab; so does a categorical column without a description of its own. The answers
+come back as descriptions, in the same table form the questions go out in (:func:`questions_table`,
+:func:`read_answers`), so a lab can fill the table in a spreadsheet and hand it back.
+
+Pure Python: no Django, no hedtools.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bidsdata.inventory import ColumnInventory, TaskInventory, humanize, is_number
+
+# Words that add nothing to a name: "the stage", "Trigger 6", "Level: pumps demean" say no more than the name.
+_ARTICLES = frozenset({"a", "an", "the", "of", "in", "at", "for", "is", "this", "that"})
+_FILLER = _ARTICLES | frozenset({"level", "value", "values", "code", "codes", "trigger", "triggers", "marker",
+                                 "column", "condition", "type", "event", "events", "label", "name", "number",
+                                 "id", "category", "n", "no", "nr"})
+_WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
+TABLE_HEADER = ("column", "level", "description", "question")
+MAX_TABLE_ROWS = 20_000
+MAX_TABLE_CELL = 2000
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question for the lab about a column (``level`` is ``None``) or one of its levels."""
+
+    column: str
+    level: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A description the lab gave: for a level, or (``level`` ``None``) for the column itself."""
+
+    column: str
+    level: str | None
+    description: str
+
+
+class AnswersError(ValueError):
+    """A descriptions table that cannot be read; the message names the line and the problem."""
+
+
+def _words(text: str) -> set[str]:
+    found = set()
+    for word in _WORD.findall(humanize(text)):
+        if word[0].isdigit():
+            number = float(word)
+            word = str(int(number)) if number.is_integer() else str(number)
+        found.add(word)
+    return found
+
+
+def restates(description: str, *names: str, filler: frozenset[str] = _FILLER) -> bool:
+    """Whether *description* says nothing but *names* (and *filler* words): it tells the annotator nothing."""
+    said = _words(description) - filler
+    for name in names:
+        said -= _words(name)
+    return not said
+
+
+def level_needs_answer(column: str, value: str, description: str, needs_description: bool) -> bool:
+    """Whether a level's meaning is not given: its description is made up, empty, or restates its name.
+
+    A code (a number) is restated with its column's name too ("stage 6"); a named level is not, so "The
+    left hand." for ``left`` of column ``hand`` says what the level is.
+    """
+    names = (column, value) if is_number(value) else (value,)
+    return needs_description or restates(description or "", *names)
+
+
+def column_needs_answer(column: ColumnInventory) -> bool:
+    """Whether a categorical column lacks a description of its own."""
+    return column.kind == "categorical" and (
+        column.needs_description or restates(column.description or "", column.name, filler=_ARTICLES))
+
+
+def level_question(column: str, value: str) -> str:
+    """The question about one level, as a lab would read it."""
+    if is_number(value):
+        return f"What happens at trigger {value} (column `{column}`)?"
+    return f"What does `{value}` in column `{column}` mean?"
+
+
+def column_question(column: str) -> str:
+    return f"What does column `{column}` record? Is it a condition of the experiment?"
+
+
+def open_questions(task: TaskInventory) -> list[Question]:
+    """The task's open questions, column by column: the column's own first, then its levels'."""
+    found: list[Question] = []
+    for column in task.columns:
+        if column.kind != "categorical":
+            continue
+        if column_needs_answer(column):
+            found.append(Question(column.name, None, column_question(column.name)))
+        for level in column.levels:
+            if level_needs_answer(column.name, level.value, level.description, level.needs_description):
+                found.append(Question(column.name, level.value, level_question(column.name, level.value)))
+    return found
+
+
+# --- the table a lab fills in ------------------------------------------------------------------------
+
+
+def questions_table(questions: Iterable[Question]) -> str:
+    """A TSV with a header: column, level (empty for the column), description (for the lab to fill), question."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter="\t", lineterminator="\n")
+    writer.writerow(TABLE_HEADER)
+    for q in questions:
+        writer.writerow([q.column, q.level if q.level is not None else "", "", q.text])
+    return out.getvalue()
+
+
+def read_answers(text: str) -> list[Answer]:
+    """The filled rows of a descriptions table (header ``column``, ``level``, ``description``; other columns,
+    such as ``question``, are ignored). A row with an empty description is a question not answered yet.
+
+    Raises:
+        AnswersError: no such header, a row without a column name, a cell too long, or too many rows.
+    """
+    if "\x00" in text:
+        raise AnswersError("the descriptions table holds a NUL character")
+    reader = csv.reader(io.StringIO(text.replace("\r\n", "\n").replace("\r", "\n")), delimiter="\t")
+    header = [h.strip().lower() for h in next(reader, [])]
+    if header and header[0].startswith("\ufeff"):
+        header[0] = header[0][1:]
+    missing = [name for name in TABLE_HEADER[:3] if name not in header]
+    if missing:
+        raise AnswersError(f"the descriptions table needs a header row with column, level and description "
+                           f"(missing: {', '.join(missing)})")
+    where = {name: header.index(name) for name in TABLE_HEADER[:3]}
+    answers: list[Answer] = []
+    for number, row in enumerate(reader, start=2):
+        if number > MAX_TABLE_ROWS:
+            raise AnswersError(f"the descriptions table has more than {MAX_TABLE_ROWS:,} rows")
+        if not any(cell.strip() for cell in row):
+            continue
+        cells = {name: (row[i].strip() if i < len(row) else "") for name, i in where.items()}
+        if any(len(cell) > MAX_TABLE_CELL for cell in cells.values()):
+            raise AnswersError(f"line {number}: a cell is longer than {MAX_TABLE_CELL} characters")
+        if not cells["column"]:
+            raise AnswersError(f"line {number}: no column name")
+        if not cells["description"]:
+            continue
+        answers.append(Answer(cells["column"], cells["level"] or None, " ".join(cells["description"].split())))
+    return answers

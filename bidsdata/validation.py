@@ -1,0 +1,294 @@
+"""Validate a task's events files with its sidecar: one file per process at a time, each result remembered.
+
+hedtools validates an events file row by row in pure Python (a study of 400 files of 400 rows takes minutes
+on one core), and the files do not depend on each other: :func:`validate_events` hands them to a pool of
+processes, one per available core (``os.sched_getaffinity``) and never more than the files. Each worker
+loads the schema once (:func:`bidsdata.schemas.load_schema`), installs the fast Delay split
+(:mod:`bidsdata.delays`) and builds the sidecar once. Little work (one core, one file, a few small files)
+is validated in this process: starting a pool would cost more than it saves.
+
+Each file's issues depend only on the sidecar, the schema, the file's path and its text, so a caller may
+pass a :class:`ResultCache` (a ``get``/``set`` mapping, such as Django's cache): a file validated before
+with the same sidecar is not validated again, and a changed file or sidecar has a new key.
+
+The issues are those the sequential ``validate_sidecar`` always gave (same :class:`SidecarIssue` fields,
+each file's issues in hedtools' own order), the files in path order. Each file costs about a quarter less
+than hedtools' own ``TabularInput.validate``, for the same issues: the sidecar must have been validated
+alone first, without errors (``validate_sidecar`` does it), so each file skips hedtools' per-file copy of
+that check, which could only repeat the sidecar's warnings (kept when warnings are asked for); and two of
+hedtools' row loops skip work whose result they never use (:class:`RowValidator`).
+"""
+
+from __future__ import annotations
+
+import agents  # noqa: F401 - first: hedtools imported without typeguard's 2 s (agents.quickstart), in workers too
+
+# isort: split
+import concurrent.futures
+import hashlib
+import io
+import json
+import logging
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, fields
+from typing import Any, Protocol
+
+import hed
+import pandas as pd
+from hed.errors import ErrorContext, ErrorHandler
+from hed.models import HedString, Sidecar, TabularInput
+from hed.validator.onset_validator import OnsetValidator
+from hed.validator.spreadsheet_validator import SpreadsheetValidator
+
+from bidsdata import delays
+from bidsdata.schemas import load_schema, version_key
+from bidsdata.sidecar import SidecarIssue, _cell, _quoted, _related, _severity, _text, _tsv
+
+logger = logging.getLogger(__name__)
+
+HedVersion = str | list[str] | None
+FORMAT = f"1:hedtools {hed.__version__}:{','.join(f.name for f in fields(SidecarIssue))}"
+"""Part of every key: results stored by another hedtools or another issue shape are never read back."""
+MIN_PARALLEL_BYTES = {"fork": 64 * 1024, "forkserver": 512 * 1024, "spawn": 1024 * 1024}
+"""Events text below which one process validates alone: a pool's start (about 0.1 s forked, 1-2 s for fresh
+processes that import hedtools) would cost more than it saves (a file of 400 rows, 18 KiB, takes ~0.13 s)."""
+
+
+class ResultCache(Protocol):
+    """Where per-file results are kept between calls: ``get`` answers None for an unknown key.
+
+    Django's cache has this shape; so does any small object with these two methods.
+    """
+
+    def get(self, key: str) -> Any: ...
+
+    def set(self, key: str, value: Any) -> None: ...
+
+
+@dataclass
+class FileValidator:
+    """What validating one events file needs: the schema, the sidecar (as a dict and as hedtools reads it)."""
+
+    schema: Any
+    sidecar: dict[str, Any]
+    side: Sidecar
+    include_warnings: bool
+
+    @classmethod
+    def build(cls, sidecar: dict[str, Any], hed_version: HedVersion, *, name: str,
+              include_warnings: bool) -> FileValidator:
+        delays.install()  # hedtools' own Delay split grows a frame row by row: quadratic in the delayed rows
+        schema = load_schema(hed_version)
+        return cls(schema=schema, sidecar=sidecar, side=Sidecar(io.StringIO(json.dumps(sidecar)), name=name),
+                   include_warnings=include_warnings)
+
+
+class RowValidator(SpreadsheetValidator):
+    """hedtools' tabular validator with two of its row loops doing only the work whose result they use.
+
+    ``_run_row_checks`` parsed every row of a timeline file into HED strings, then skipped each row with an
+    onset (checked after the merge by onset); here a row with an onset is skipped before it is parsed. The
+    ``_recheck_duplicates`` loop read two rows per row through ``DataFrame.iloc`` (a new Series each time);
+    here it reads three plain lists. Each loop's checks, their order and their context are hedtools' own, so
+    the issues are too (tests compare them with hedtools' validator). Used only by :func:`validate_file`.
+    """
+
+    def _run_row_checks(self, hed_df: pd.DataFrame, error_handler: ErrorHandler, row_offset: int,
+                        onset_mask: pd.Series | None = None) -> list[dict]:
+        issues: list[dict] = []
+        skip = None if onset_mask is None else onset_mask.to_numpy()
+        for row_number, cells in zip(hed_df.index, hed_df.itertuples(index=False, name=None), strict=True):
+            if skip is not None and skip[row_number]:
+                continue
+            row_strings = [HedString(cell, self._schema) for cell in cells if cell and cell != "n/a"]
+            if not row_strings:
+                continue
+            row_string = HedString.from_hed_strings(row_strings)
+            if not row_string:
+                continue
+            error_handler.push_error_context(ErrorContext.ROW, row_number + row_offset)
+            error_handler.push_error_context(ErrorContext.HED_STRING, row_string)
+            row_issues = self._hed_validator.run_full_string_checks(row_string)
+            row_issues += OnsetValidator.check_for_banned_tags(row_string)
+            error_handler.add_context_and_filter(row_issues)
+            error_handler.pop_error_context()
+            error_handler.pop_error_context()
+            issues += row_issues
+        return issues
+
+    def _recheck_duplicates(self, onset_filtered: pd.DataFrame, error_handler: ErrorHandler,
+                            row_offset: int) -> list[dict]:
+        issues: list[dict] = []
+        hed, onsets = onset_filtered["HED"].tolist(), onset_filtered["onset"].tolist()
+        original = onset_filtered["original_index"].tolist()
+        for i in range(len(hed) - 1):
+            if not hed[i] or not self._is_within_tolerance(onsets[i + 1], onsets[i]):
+                continue
+            error_handler.push_error_context(ErrorContext.ROW, original[i] + row_offset)
+            row_string = HedString(hed[i], self._schema, self._hed_validator._def_validator)
+            error_handler.push_error_context(ErrorContext.HED_STRING, row_string)
+            new_issues = self._hed_validator.run_full_string_checks(row_string)
+            error_handler.add_context_and_filter(new_issues)
+            error_handler.pop_error_context()
+            issues += new_issues
+            error_handler.pop_error_context()
+        return issues
+
+
+def validate_file(validator: FileValidator, path: str, text: str) -> list[SidecarIssue]:
+    """hedtools' issues for one events file (path, TSV text), each mapped to its row, column and level."""
+    header, rows = _tsv(text)
+    sidecar = validator.sidecar
+    tabular = TabularInput(io.StringIO(text), sidecar=validator.side, name=path)
+    found: list[SidecarIssue] = []
+    # What TabularInput.validate runs, with the lighter row loops. The sidecar alone had no errors, so
+    # hedtools' per-file check of it could only add its warnings again: it runs when warnings are asked for.
+    for issue in RowValidator(validator.schema).validate(tabular, sidecar=tabular.get_sidecar(), name="",
+                                                         validate_sidecar=validator.include_warnings):
+        if _severity(issue) != "error" and not validator.include_warnings:
+            continue
+        row = issue.get(ErrorContext.ROW)
+        row = int(row) if row is not None else None
+        column = issue.get(ErrorContext.COLUMN) or issue.get(ErrorContext.SIDECAR_COLUMN_NAME)
+        tag = issue.get("source_tag") or _quoted(str(issue.get("message", "")))
+        related = () if column else _related(sidecar, header, rows, row, tag)
+        found.append(SidecarIssue(
+            source=path, code=str(issue.get("code")), message=str(issue.get("message", "")).strip(),
+            severity=_severity(issue), column=column, level=_cell(rows, header, row, column), row=row,
+            hed=_text(issue.get(ErrorContext.HED_STRING)), related=related))
+    return found
+
+
+# --- keys ----------------------------------------------------------------------------------------
+
+
+def sidecar_digest(sidecar: dict[str, Any], *, name: str = "events.json", include_warnings: bool = False) -> str:
+    """What a file's issues depend on besides the schema and the file, as one digest.
+
+    The sidecar's key order is kept (hedtools reads the columns in that order).
+    """
+    text = json.dumps([FORMAT, name, include_warnings, sidecar], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_key(digest: str, hed_version: HedVersion, path: str, text: str) -> str:
+    """The cache key of one file's issues: (sidecar digest, schema version, file path, text digest)."""
+    content = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    parts = json.dumps([digest, list(version_key(hed_version)), path, content], separators=(",", ":"))
+    return "hedit:events-issues:" + hashlib.sha256(parts.encode("utf-8")).hexdigest()
+
+
+# --- processes -----------------------------------------------------------------------------------
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def start_method() -> str:
+    """``fork`` (nothing to import or load again) when this process runs one thread; else fresh processes.
+
+    Forking a process whose other threads may hold a lock (a web server's) can leave a child waiting on it
+    for ever; a ``forkserver`` child starts from a clean process that has imported this module once. Like
+    any ``forkserver`` or ``spawn`` child, it imports the program's main module: a script that validates
+    must keep its work under ``if __name__ == "__main__":`` (``manage.py``, daphne and pytest do), or each
+    child runs the script's top-level code again before failing (the files are then validated here).
+    """
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return "fork"
+    logger.debug("threads %s: no fork", [t.name for t in threading.enumerate()])
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def plan_workers(files: int, total_bytes: int, workers: int | None, method: str) -> int:
+    """How many processes validate *files* files: *workers* when given, else the cores for enough work."""
+    if workers is not None:
+        return max(1, min(workers, files))
+    cores = available_cores()
+    if cores < 2 or files < 2 or total_bytes < MIN_PARALLEL_BYTES.get(method, MIN_PARALLEL_BYTES["spawn"]):
+        return 1
+    return min(cores, files)
+
+
+_worker: FileValidator | None = None
+
+
+def _init_worker(sidecar_text: str, hed_version: HedVersion, name: str, include_warnings: bool) -> None:
+    global _worker
+    _worker = FileValidator.build(json.loads(sidecar_text), hed_version, name=name,
+                                  include_warnings=include_warnings)
+
+
+def _validate_in_worker(item: tuple[str, str]) -> list[SidecarIssue]:
+    assert _worker is not None, "the pool's initializer builds the validator"
+    return validate_file(_worker, *item)
+
+
+def _in_pool(count: int, items: list[tuple[str, str]], sidecar: dict[str, Any], hed_version: HedVersion,
+             name: str, include_warnings: bool, method: str, done: dict[str, list[SidecarIssue]],
+             store: Callable[[str, list[SidecarIssue]], None]) -> None:
+    """Validate *items* in *count* processes, putting each file's issues in *done* (and *store*) as they come."""
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload([__name__])  # the server imports hedtools once; each child forks from it
+    chunk = max(1, len(items) // (count * 4))
+    with concurrent.futures.ProcessPoolExecutor(
+            max_workers=count, mp_context=context, initializer=_init_worker,
+            initargs=(json.dumps(sidecar), hed_version, name, include_warnings)) as pool:
+        for (path, _), issues in zip(items, pool.map(_validate_in_worker, items, chunksize=chunk), strict=True):
+            done[path] = issues
+            store(path, issues)
+
+
+def validate_events(sidecar: dict[str, Any], events: Mapping[str, str], hed_version: HedVersion, *,
+                    name: str = "events.json", include_warnings: bool = False, cache: ResultCache | None = None,
+                    workers: int | None = None) -> list[SidecarIssue]:
+    """hedtools' issues for each events file (path -> TSV text) validated with *sidecar*, files in path order.
+
+    *sidecar* must validate alone without errors (see the module's notes). With *cache*, a file whose
+    (sidecar, schema, path, text) was validated before is not validated again. *workers* overrides the
+    number of processes (1: this process only); by default every available core when the work is enough.
+    """
+    digest = sidecar_digest(sidecar, name=name, include_warnings=include_warnings)
+    keys: dict[str, str] = {}
+    done: dict[str, list[SidecarIssue]] = {}
+    if cache is not None:
+        for path, text in events.items():
+            keys[path] = file_key(digest, hed_version, path, text)
+            found = cache.get(keys[path])
+            if found is not None:
+                done[path] = list(found)
+    todo = sorted((path, text) for path, text in events.items() if path not in done)
+
+    def store(path: str, issues: list[SidecarIssue]) -> None:
+        if cache is not None:
+            cache.set(keys[path], issues)
+
+    if todo:
+        method = start_method()
+        count = plan_workers(len(todo), sum(len(text) for _, text in todo), workers, method)
+        logger.info("validating %d events file(s) (%d already validated) in %d process(es)%s",
+                    len(todo), len(done), count, f" ({method})" if count > 1 else "")
+        if count > 1:
+            delays.install()  # forked children inherit it; fresh ones install it in their initializer
+            load_schema(hed_version)  # a bad version fails here, once, not in every worker
+            try:
+                _in_pool(count, todo, sidecar, hed_version, name, include_warnings, method, done, store)
+            except (BrokenProcessPool, OSError) as exc:  # a worker killed (memory) or no processes to be had
+                logger.warning("validating in %d processes failed (%s); validating the rest here", count, exc)
+        left = [(path, text) for path, text in todo if path not in done]
+        if left:
+            validator = FileValidator.build(sidecar, hed_version, name=name, include_warnings=include_warnings)
+            for path, text in left:
+                done[path] = validate_file(validator, path, text)
+                store(path, done[path])
+    return [issue for path in sorted(done) for issue in done[path]]

@@ -1,0 +1,38 @@
+/* Dataset project page: refresh each task's quality panel (validity, quality line, row preview) when a job
+   ends. The socket pushes the counts (#dataset-counts, with data-status and data-done) as runs start and end;
+   once nothing is being annotated and the counts moved since the panels were drawn, the panels load again.
+   Panels listen for "ds-refresh" on the body (hx-trigger). The page works without this: reload it. */
+(function () {
+  "use strict";
+
+  function signature() {
+    var counts = document.getElementById("dataset-counts");
+    if (!counts) return null;
+    return {
+      busy: counts.getAttribute("data-status") === "annotating",
+      key: [counts.getAttribute("data-status"), counts.getAttribute("data-done"), counts.getAttribute("data-total")].join(":")
+    };
+  }
+
+  var drawn = null;
+  var sawWork = false;
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var now = signature();
+    drawn = now && now.key;
+  });
+
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    var now = signature();
+    if (!now || !window.htmx) return;
+    if (now.busy) {
+      sawWork = true;
+      return;
+    }
+    if (now.key !== drawn || sawWork) {
+      drawn = now.key;
+      sawWork = false;
+      htmx.trigger(document.body, "ds-refresh");
+    }
+  });
+})();

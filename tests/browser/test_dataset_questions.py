@@ -1,0 +1,105 @@
+"""Questions for the lab in the browser: upload a dataset whose sidecar leaves some levels unexplained, annotate it,
+answer one question in place, watch that level annotated again and the task's quality panel follow, download.
+
+Everything live must reach the open page without a reload: the test marks the window and checks the mark is
+still there at the end. Waits are on page conditions only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from annotations.models import DatasetLevel
+from tests.datasets.helpers import zip_folder
+from tests.datasets.lab import EVENTS, QUESTIONS, SIDECAR
+
+ANSWER = "A red circle appears in the centre of the screen."
+# Records every data-status the answered level's row shows, so the test can check it went through a run.
+RECORD_STATUSES = """(rowId) => {
+  window.__statuses = [];
+  const note = () => {
+    const row = document.getElementById(rowId);
+    const status = row && row.dataset.status;
+    if (status && window.__statuses[window.__statuses.length - 1] !== status) window.__statuses.push(status);
+  };
+  note();
+  new MutationObserver(note).observe(document.body, {subtree: true, childList: true, attributes: true});
+}"""
+
+
+def make_dataset(root: Path) -> Path:
+    root.mkdir()
+    (root / "dataset_description.json").write_text(json.dumps(
+        {"Name": "Balloons (synthetic)", "BIDSVersion": "1.8.0", "HEDVersion": "8.4.0"}), encoding="utf-8")
+    (root / "task-bart_events.json").write_text(json.dumps(SIDECAR, indent=2), encoding="utf-8")
+    for sub in ("01", "02"):
+        folder = root / f"sub-{sub}" / "eeg"
+        folder.mkdir(parents=True)
+        (folder / f"sub-{sub}_task-bart_events.tsv").write_text(EVENTS, encoding="utf-8")
+    return root
+
+
+def test_answer_a_question_and_watch_the_level_and_the_rows_follow(page, live_url, login, user, tmp_path) -> None:
+    archive = zip_folder(make_dataset(tmp_path / "bart"), tmp_path / "bart.zip", top="bart")
+    page.add_init_script("document.addEventListener('htmx:wsOpen', () => "
+                         "{ document.documentElement.setAttribute('data-ws-open', 'true'); });")
+    login(page, "ann", "pw-ann-12345")
+    page.goto(f"{live_url}/datasets/")
+    page.set_input_files("#dataset-upload input[name=files]", str(archive))
+    page.fill("#dataset-upload input[name=name]", "Balloons")
+    page.click("#dataset-upload-submit")
+    expect(page).to_have_url(re.compile(r"/datasets/[0-9a-f-]{36}/$"))
+    project_url = page.url
+
+    # The questions, worded for the lab, each with its answer box; the quality panel loads after the page.
+    questions = page.locator("#questions-bart li.ds-question")
+    expect(questions).to_have_count(len(QUESTIONS))
+    expect(questions.nth(1)).to_contain_text("What happens at trigger 6 (column value)?")
+    expect(page.locator("#quality-line-bart")).to_contain_text("5 open questions")
+    expect(page.locator("#rows-bart tbody tr")).to_have_count(8)  # both files' four rows
+
+    # Annotate all: undescribed levels are annotated too, but never look done.
+    page.wait_for_selector("html[data-ws-open=true]", state="attached")
+    page.evaluate("window.__marker = 'same page'")
+    page.click("#annotate-all")
+    counts = page.locator("#dataset-counts")
+    expect(counts).to_have_attribute("data-status", "done", timeout=90_000)
+    six = DatasetLevel.objects.get(column__task__project__name="Balloons", column__name="value", value="6")
+    row = page.locator(f"#level-{six.pk}")
+    expect(row).to_have_attribute("data-status", "needs_description")
+    expect(row.locator(".badge")).to_have_text("Needs description")
+    # The job's end redraws the panel: the rows carry the new HED and each has a verdict.
+    expect(page.locator("#rows-bart tbody tr .ds-hed .hed")).to_have_count(8)
+    verdicts = page.locator("#rows-bart tbody tr .ds-verdict .check")
+    expect(verdicts.first).to_be_visible()
+    before = page.locator("#rows-bart tr[data-line='4'] .ds-hed").first.inner_text()
+
+    # Answer the trigger's question: its row is swapped in place, the page stays.
+    page.evaluate(RECORD_STATUSES, f"level-{six.pk}")
+    question = page.locator(f"#q-{six.column_id}-{six.pk}")
+    question.locator("textarea").fill(ANSWER)
+    question.get_by_role("button", name="Answer").click()
+    answered = page.locator(f"#q-{six.column_id}-{six.pk}[data-answered=true]")
+    expect(answered).to_contain_text(f"Answered: {ANSWER}")
+
+    # The level is annotated again, live: its row goes through the run and ends valid.
+    expect(row).to_have_attribute("data-status", "valid", timeout=60_000)
+    seen = page.evaluate("window.__statuses")
+    assert seen[0] == "needs_description" and seen[-1] == "valid" and "running" in seen, seen
+    # ...and the quality panel follows: one question fewer, and the trigger's rows carry its new HED.
+    expect(page.locator("#quality-line-bart")).to_contain_text("4 open questions", timeout=30_000)
+    expect(page.locator("#rows-bart tr[data-line='4'] .ds-hed").first).not_to_have_text(before)
+    assert page.evaluate("window.__marker") == "same page", "the page reloaded or navigated"
+    assert page.url == project_url
+
+    # The downloaded sidecar says what the lab said.
+    page.goto(f"{project_url}tasks/bart/sidecar/")
+    with page.expect_download() as download:
+        page.click("#download-json")
+    sidecar = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert sidecar["value"]["Levels"]["6"] == ANSWER
+    assert sidecar["value"]["HED"]["6"] != sidecar["value"]["HED"].get("7")

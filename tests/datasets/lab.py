@@ -1,0 +1,67 @@
+"""A small dataset with open questions for the lab, shared by the questions and quality tests.
+
+``trial_type`` has a level nobody described (``pumps_demean``), ``value`` a bare code whose description only
+restates it (``6``: "Trigger 6"), and ``stage`` no sidecar entry at all (a column question, and its two levels).
+"""
+
+from __future__ import annotations
+
+import json
+
+from annotations.datasets import services
+from annotations.models import AnnotationSession, DatasetLevel, DatasetProject, SessionStatus
+from bidsdata.archive import DatasetFiles, read_uploads
+
+EVENTS = ("onset\tduration\ttrial_type\tvalue\tstage\n"
+          "1.0\t0.5\tshow_face\t7\tearly\n"
+          "2.0\tn/a\tpress\t7\tearly\n"
+          "3.0\t0.5\tpumps_demean\t6\tlate\n"
+          "4.0\tn/a\tpress\t7\tlate\n")
+SIDECAR = {
+    "trial_type": {"Description": "What happened.", "Levels": {
+        "show_face": "A face appears in the centre of the screen.",
+        "press": "The participant presses a button."}},
+    "value": {"Description": "The trigger code the stimulus computer sent.",
+              "Levels": {"6": "Trigger 6", "7": "The trial's sound plays."}},
+}
+QUESTIONS = [
+    ("trial_type", "pumps_demean", "What does `pumps_demean` in column `trial_type` mean?"),
+    ("value", "6", "What happens at trigger 6 (column `value`)?"),
+    ("stage", None, "What does column `stage` record? Is it a condition of the experiment?"),
+    ("stage", "early", "What does `early` in column `stage` mean?"),
+    ("stage", "late", "What does `late` in column `stage` mean?"),
+]
+GOOD = {"show_face": "Sensory-event, Experimental-stimulus, Visual-presentation, (Image, Face)",
+        "press": "Agent-action, Participant-response, (Press, Keyboard-key)"}
+NO_ROLE = "Sensory-event, (Image, Face)"  # no task role, no modality: hedtools' event check fails the row
+
+
+def lab_files() -> DatasetFiles:
+    return read_uploads([
+        ("dataset_description.json", json.dumps({"Name": "bart", "BIDSVersion": "1.8.0", "HEDVersion": "8.4.0"})
+         .encode()),
+        ("sub-01_task-bart_events.tsv", EVENTS.encode()),
+        ("task-bart_events.json", json.dumps(SIDECAR).encode()),
+    ])
+
+
+def lab_project(user, name: str = "bart") -> DatasetProject:
+    return services.import_dataset(user=user, files=lab_files(), name=name)
+
+
+def level(project: DatasetProject, column: str, value: str) -> DatasetLevel:
+    return DatasetLevel.objects.select_related("column__task").get(
+        column__task__project=project, column__name=column, value=value)
+
+
+def finish(session: AnnotationSession, hed: str, *, valid: bool = True) -> None:
+    AnnotationSession.objects.filter(pk=session.pk).update(
+        status=SessionStatus.SUCCEEDED if valid else SessionStatus.INVALID, machine_annotation=hed,
+        final_annotation=hed, is_valid=valid)
+
+
+def annotate(project: DatasetProject, user, hed: dict[tuple[str, str], str]) -> None:
+    """A finished, valid run for each (column, level) given."""
+    for (column, value), text in hed.items():
+        [session] = services.create_level_sessions(project, [level(project, column, value)], user=user)
+        finish(session, text)

@@ -1,0 +1,232 @@
+"""Open questions in the product: a level nobody described shows "needs description", and answering one makes the
+answer its description and annotates that level again (services, the project page, its quality panel)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from django_tasks import default_task_backend
+
+from annotations.datasets import results as results_module
+from annotations.datasets import services
+from annotations.datasets.jobs import run_dataset_task
+from annotations.datasets.questions import project_questions
+from annotations.datasets.selectors import level_states, progress
+from annotations.errors import QuotaExceeded
+from annotations.models import AnnotationSession, DatasetColumn, DatasetProject, JobStatus, SessionStatus
+from tests.datasets.lab import GOOD, NO_ROLE, QUESTIONS, annotate, finish, lab_project, level
+
+pytestmark = pytest.mark.django_db
+DUMMY_TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "annotations" / "datasets"
+
+
+@pytest.fixture
+def project(user):
+    return lab_project(user)
+
+
+def _state(project, column, value):
+    return next(s for s in level_states(project) if (s.level.column.name, s.level.value) == (column, value))
+
+
+def test_the_project_s_questions_name_their_rows(project):
+    found = project_questions(project)
+    assert [(q.column.name, q.level.value if q.level else None, q.text) for q in found] == QUESTIONS
+    assert found[0].level == level(project, "trial_type", "pumps_demean") and found[2].level is None
+    assert found[0].parts == [("What does ", False), ("pumps_demean", True), (" in column ", False),
+                              ("trial_type", True), (" mean?", False)]
+
+
+def test_a_level_with_an_open_question_never_looks_done(project, user):
+    annotate(project, user, {("trial_type", "pumps_demean"): NO_ROLE, ("trial_type", "press"): GOOD["press"]})
+    state = _state(project, "trial_type", "pumps_demean")
+    assert (state.status, state.outcome, state.open_question) == ("needs_description", "valid", True)
+    assert state.status_label == "Needs description" and state.annotation == NO_ROLE  # still the sidecar's HED
+    assert _state(project, "trial_type", "press").status == "valid"
+    assert progress(level_states(project))["done"] == 2  # annotated all the same
+    # A run of it on its way shows as such; "Annotate all" still annotates the undescribed levels.
+    [running] = services.create_level_sessions(project, [level(project, "stage", "early")], user=user)
+    AnnotationSession.objects.filter(pk=running.pk).update(status=SessionStatus.RUNNING)
+    assert _state(project, "stage", "early").status == "running"
+    todo = {(lv.column.name, lv.value) for lv in services.levels_to_annotate(project)}
+    assert ("value", "6") in todo and ("stage", "late") in todo and ("trial_type", "pumps_demean") not in todo
+
+
+def test_answering_describes_the_level_and_annotates_only_it_again(project, user, settings,
+                                                                   django_capture_on_commit_callbacks):
+    settings.TASKS = DUMMY_TASKS
+    default_task_backend.clear()
+    annotate(project, user, {("trial_type", "pumps_demean"): NO_ROLE})
+    target = level(project, "trial_type", "pumps_demean")
+    with django_capture_on_commit_callbacks(execute=True):
+        session = services.answer_question(project, user=user, answer="  The participant pumps the balloon once. ",
+                                           level=target)
+    target.refresh_from_db()
+    assert (target.description, target.needs_description) == ("The participant pumps the balloon once.", False)
+    assert session.dataset_level == target and session.description == "The participant pumps the balloon once."
+    assert [(r.task.name, r.args) for r in default_task_backend.results] == [
+        (run_dataset_task.name, [str(project.pk), [str(session.pk)], 1])]
+    assert AnnotationSession.objects.filter(dataset_level__isnull=False, status=SessionStatus.QUEUED).count() == 1
+    assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.ANNOTATING
+    state = _state(project, "trial_type", "pumps_demean")
+    assert (state.status, state.queued, state.open_question) == ("pending", True, False)
+    finish(session, "Agent-action, Participant-response, (Inhale, Balloon)")
+    assert _state(project, "trial_type", "pumps_demean").status == "valid"
+    assert [q.text for q in project_questions(project)] == [q[2] for q in QUESTIONS[1:]]
+
+
+def test_an_answer_while_the_project_job_runs_is_queued_beside_it(project, user, settings,
+                                                                   django_capture_on_commit_callbacks):
+    settings.TASKS = DUMMY_TASKS
+    default_task_backend.clear()
+    job = services.start_annotation(project, user=user, enqueue=False)
+    assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.ANNOTATING
+    with django_capture_on_commit_callbacks(execute=True):
+        session = services.answer_question(project, user=user, answer="A red circle appears.",
+                                           level=level(project, "value", "6"))
+    assert session.pk not in {s.pk for s in job} and len(default_task_backend.results) == 1
+    # Its newest run is the one that counts: the job's older run of the level cannot undo the answer.
+    older = next(s for s in job if s.dataset_level_id == session.dataset_level_id)
+    finish(session, "Sensory-event, Experimental-stimulus, Visual-presentation, (Red, Circle)")
+    finish(older, "Sensory-event, Experimental-stimulus, Visual-presentation, Label/Trigger-6")
+    assert _state(project, "value", "6").annotation.endswith("(Red, Circle)")
+
+
+def test_a_column_answer_is_the_column_s_description_and_runs_nothing(project, user):
+    stage = DatasetColumn.objects.get(task__project=project, name="stage")
+    assert services.answer_question(project, user=user, answer="Which half of the session.", column=stage) is None
+    stage.refresh_from_db()
+    assert (stage.description, stage.needs_description) == ("Which half of the session.", False)
+    assert not AnnotationSession.objects.exists()
+    assert ("stage", None) not in {(q.column.name, q.level) for q in project_questions(project)}
+
+
+def test_a_bad_answer_or_one_past_the_quota_stores_nothing(project, user, settings):
+    target = level(project, "value", "6")
+    for bad in ("", "   ", "x" * 2001, None):
+        with pytest.raises(services.DatasetRequestError) as refused:
+            services.answer_question(project, user=user, answer=bad, level=target)
+        assert refused.value.status == 400 and refused.value.field == "answer"
+    with pytest.raises(services.DatasetRequestError, match="give the level"):
+        services.answer_question(project, user=user, answer="x")
+    settings.HEDIT_DATASET_RATE = "0/hour"
+    with pytest.raises(QuotaExceeded):
+        services.answer_question(project, user=user, answer="A red circle appears.", level=target)
+    target.refresh_from_db()
+    assert target.description == "Trigger 6" and not AnnotationSession.objects.exists()
+
+
+# --- the project page --------------------------------------------------------------------------
+
+
+def test_the_project_page_lists_the_questions_with_answer_boxes(client, user, project):
+    client.force_login(user)
+    page = client.get(project.get_absolute_url()).content.decode()
+    panel = page[page.index('id="questions-bart"'):]
+    assert "Questions for the lab" in panel and panel.count('<li class="ds-question"') == len(QUESTIONS)
+    assert "What happens at trigger 6 (column <code>value</code>)?" in panel
+    pumps = level(project, "trial_type", "pumps_demean")
+    assert f'name="level_id" value="{pumps.pk}"' in panel and 'name="column_id"' in panel
+    assert f'hx-post="/datasets/{project.pk}/questions/"' in panel
+    assert page.count('data-status="needs_description"') == 4  # pumps_demean, 6, early, late
+    assert f'hx-get="/datasets/{project.pk}/tasks/bart/quality/"' in page
+
+
+def test_answering_on_the_page_swaps_the_question_in_place(client, user, project, settings):
+    settings.TASKS = DUMMY_TASKS
+    client.force_login(user)
+    six = level(project, "value", "6")
+    url = f"/datasets/{project.pk}/questions/"
+    refused = client.post(url, {"level_id": six.pk, "answer": " "}, HTTP_HX_REQUEST="true")
+    assert refused.status_code == 400
+    body = refused.content.decode()
+    assert f'id="q-{six.column_id}-{six.pk}"' in body and 'data-answered="false"' in body and "error-line" in body
+    done = client.post(url, {"level_id": six.pk, "answer": "A red circle appears."}, HTTP_HX_REQUEST="true")
+    assert done.status_code == 200
+    body = done.content.decode()
+    assert body.lstrip().startswith("<li") and 'data-answered="true"' in body
+    assert "A red circle appears." in body and f'href="#level-{six.pk}"' in body and "Queued" in body
+    assert AnnotationSession.objects.get().dataset_level == six
+    assert client.post(url, {"level_id": 999999, "answer": "x"}, HTTP_HX_REQUEST="true").status_code == 404
+    page = client.get(project.get_absolute_url()).content.decode()
+    assert "What happens at trigger" not in page  # answered: no longer a question
+
+
+def test_without_htmx_an_answer_goes_back_to_the_project_page(client, user, project):
+    client.force_login(user)
+    stage = DatasetColumn.objects.get(task__project=project, name="stage")
+    response = client.post(f"/datasets/{project.pk}/questions/", {"column_id": stage.pk, "answer": "The half."})
+    assert response.status_code == 302 and response["Location"].endswith(f"#column-{stage.pk}")
+    assert client.post(f"/datasets/{project.pk}/questions/", {"answer": "x"}).status_code == 302  # message shown
+
+
+def test_another_users_project_has_no_questions_to_answer(client, other_user, project):
+    client.force_login(other_user)
+    six = level(project, "value", "6")
+    assert client.post(f"/datasets/{project.pk}/questions/", {"level_id": six.pk, "answer": "x"}).status_code == 404
+    assert client.get(f"/datasets/{project.pk}/tasks/bart/quality/").status_code == 404
+
+
+def test_the_quality_panel_gives_verdicts_and_links_each_failure_to_its_level(client, user, project, monkeypatch):
+    annotate(project, user, {("trial_type", "show_face"): GOOD["show_face"], ("trial_type", "press"): GOOD["press"],
+                             ("trial_type", "pumps_demean"): NO_ROLE})
+    composed = results_module.task_sidecar
+
+    def as_annotated(*args, **kwargs):  # the composition may add a role; the panel reports what the sidecar says
+        result = composed(*args, **kwargs)
+        result.sidecar["trial_type"]["HED"]["pumps_demean"] = NO_ROLE
+        return result
+
+    monkeypatch.setattr(results_module, "task_sidecar", as_annotated)
+    results_module.refresh_project(project)  # what the job, or the background task the page asks for, does
+    client.force_login(user)
+    panel = client.get(f"/datasets/{project.pk}/tasks/bart/quality/").content.decode()
+    rows = re.findall(r'<tr class="ds-row[^"]*" data-ok="(true|false)" data-line="(\d+)"', panel)
+    assert rows == [("true", "2"), ("true", "3"), ("false", "4"), ("true", "5")]
+    failing = panel[panel.index('data-line="4"'):]
+    failing = failing[:failing.index("</tr>")]
+    pumps = level(project, "trial_type", "pumps_demean")
+    assert "No task role" in failing and f'href="/datasets/{project.pk}/levels/{pumps.pk}/"' in failing
+    line = panel[panel.index('id="quality-line-bart"'):]
+    assert "Not valid yet" in line  # levels without HED yet
+    assert re.search(r"<strong>3</strong> of 4 rows pass event checks", line)
+    assert re.search(r"<strong>5</strong> open questions", line)
+
+
+def test_the_quality_panel_reads_stored_figures_and_says_validating_until_they_are(client, user, project,
+                                                                                   monkeypatch,
+                                                                                   django_capture_on_commit_callbacks):
+    asked = []
+
+    class Spy:  # stands in for the background task: the page only asks for it
+        def enqueue(self, *args):
+            asked.append(args)
+
+    monkeypatch.setattr(results_module, "validate_sidecar_task", Spy())
+    client.force_login(user)
+    url = f"/datasets/{project.pk}/tasks/bart/quality/"
+    with django_capture_on_commit_callbacks(execute=True):
+        first, again = client.get(url).content.decode(), client.get(url).content.decode()
+    assert "Validating" in first and 'hx-trigger="every 3s"' in first and "Validating" in again
+    assert len(asked) == 1  # asked once for this state of the annotations, not on every poll
+    results_module.refresh_project(project)
+
+    def never(*args, **kwargs):
+        raise AssertionError("the panel ran hedtools")
+
+    monkeypatch.setattr(results_module.hed_quality, "quality", never)
+    monkeypatch.setattr(results_module.hed_quality, "row_preview", never)
+    stored = client.get(url).content.decode()
+    assert "Validating" not in stored and re.search(r"<strong>\d+</strong> of 4 rows pass event checks", stored)
+    annotate(project, user, {("trial_type", "press"): GOOD["press"]})  # the annotations changed
+    with django_capture_on_commit_callbacks(execute=True):
+        changed = client.get(url).content.decode()
+    assert "Validating" in changed and "of the last sidecar validated" in changed and len(asked) == 2
+
+
+def test_the_dataset_templates_have_no_inline_styles():
+    found = [p.name for p in TEMPLATES.rglob("*.html") if re.search(r"\sstyle=", p.read_text())]
+    assert found == []

@@ -1,0 +1,87 @@
+"""Column kinds a curator would choose when no sidecar entry says: bookkeeping skipped, codes categorical."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bidsdata.archive import read_folder, read_uploads
+from bidsdata.columns import detected_kind, is_magnitude
+from bidsdata.inventory import build_inventory
+from tests.datasets.helpers import DATA
+
+REAL = DATA.parent / "bids-real"
+
+
+def _task(tsv: str, sidecar: dict | None = None, *, files: int = 1):
+    uploads = [(f"sub-0{i + 1}_task-a_events.tsv", tsv.encode()) for i in range(files)]
+    if sidecar is not None:
+        uploads.append(("task-a_events.json", json.dumps(sidecar).encode()))
+    return build_inventory(read_uploads(uploads)).tasks[0]
+
+
+def test_ds005_codes_are_categorical_and_magnitudes_values():
+    task = build_inventory(read_folder(REAL / "ds005"), ignore_existing_hed=True).tasks[0]
+    kinds = {c.name: c.kind for c in task.columns}
+    assert kinds["respnum"] == kinds["respcat"] == "categorical"
+    assert kinds["gain"] == kinds["loss"] == kinds["PTval"] == kinds["response_time"] == "value"
+    assert kinds["trial_type"] == "categorical"  # one text value: still a level
+    assert [lv.value for lv in task.column("respcat").levels] == ["-1", "1", "0"]
+
+
+def test_sample_positions_and_counters_are_skipped():
+    rows = "".join(f"{i}.0\tn/a\t{100 + 7 * i}\t{i + 1}\t{i}\t{3 * i}\t{i % 2}\n" for i in range(10))
+    task = _task(f"onset\tduration\tstim_sample\ttrial_number\tevent_index\tscore\tside\n{rows}")
+    kinds = {c.name: c.kind for c in task.columns}
+    assert kinds == {"onset": "skip", "duration": "skip", "stim_sample": "skip", "trial_number": "skip",
+                     "event_index": "skip", "score": "value", "side": "categorical"}
+    assert task.column("trial_number").levels == [] and not task.column("trial_number").needs_description
+
+
+def test_a_column_counting_up_by_one_in_every_file_is_a_counter():
+    counting = "onset\tduration\tn\tcode\n" + "".join(f"{i}\tn/a\t{i + 5}\t{1 + i % 3}\n" for i in range(4))
+    task = _task(counting, files=2)  # each file counts 5, 6, 7, 8
+    assert task.column("n").kind == "skip"
+    assert task.column("code").kind == "categorical"
+    short = _task("onset\tduration\tn\n1\tn/a\t1\n2\tn/a\t2\n")  # two rows say too little: a code
+    assert short.column("n").kind == "categorical"
+
+
+def test_trial_is_categorical_when_the_sidecar_declares_its_levels():
+    tsv = "onset\tduration\ttrial\n1\tn/a\t1\n2\tn/a\t2\n3\tn/a\t3\n"
+    assert _task(tsv).column("trial").kind == "skip"
+    declared = _task(tsv, {"trial": {"Levels": {"1": "Practice.", "2": "Test.", "3": "Test again."}}})
+    assert declared.column("trial").kind == "categorical"
+    assert [lv.value for lv in declared.column("trial").levels] == ["1", "2", "3"]
+
+
+def test_a_trial_column_of_words_is_not_a_counter():
+    task = _task("onset\tduration\ttrial\n1\tn/a\tgo\n2\tn/a\tstop\n3\tn/a\tgo\n")
+    assert task.column("trial").kind == "categorical"
+
+
+@pytest.mark.parametrize(("name", "values", "kind"), [
+    ("value", ["1", "2", "11", "12"], "categorical"),  # an event code, not a magnitude
+    ("response", ["1", "2"], "categorical"),
+    ("gain", ["10", "20", "30"], "value"),
+    ("n_trials", ["4", "5"], "value"),
+    ("number_of_targets", ["1", "2"], "value"),
+    ("reaction_time", ["1", "2"], "value"),
+    ("rewards", ["0", "5"], "value"),
+    ("code", [str(i) for i in range(9)], "value"),  # nine distinct numbers: past a code
+    ("code", ["1.5", "2"], "value"),  # a fraction is no code
+    ("condition", ["easy"], "categorical"),  # one text value: a single level
+])
+def test_detected_kinds(name, values, kind):
+    assert detected_kind(name, values) == kind
+
+
+def test_magnitude_names():
+    assert is_magnitude("RT") and is_magnitude("stim_duration") and is_magnitude("losses")
+    assert not is_magnitude("value") and not is_magnitude("respnum") and not is_magnitude("network")
+
+
+def test_a_made_up_description_keeps_a_numbers_sign():
+    task = _task("onset\tduration\trespcat\n1\tn/a\t-1\n2\tn/a\t1\n3\tn/a\t0\n")
+    assert [lv.description for lv in task.column("respcat").levels] == ["respcat: -1", "respcat: 1", "respcat: 0"]
