@@ -43,3 +43,18 @@ def parse_groups(hed: str) -> list[Any]:
         group = stack.pop()
         stack[-1].append(group)
     return stack[0]
+
+
+def top_level_items(hed: str) -> list[str]:
+    """The comma-separated items of *hed* outside any parentheses, stripped."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(hed):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            items.append(hed[start:i].strip())
+            start = i + 1
+    items.append(hed[start:].strip())
+    return [item for item in items if item]

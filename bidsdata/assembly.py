@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agents.hedstring import parse_groups
+from agents.hedstring import parse_groups, top_level_items
 
 if TYPE_CHECKING:
     from hed.models import HedGroup
@@ -46,21 +46,6 @@ class DroppedTags:
     items: tuple[str, ...]
     redundant: bool = False  # every item was given by another column: the level has no HED of its own
     reason: str = ""
-
-
-def top_level_items(hed: str) -> list[str]:
-    """The comma-separated items of a HED string outside any parentheses, stripped."""
-    items, depth, start = [], 0, 0
-    for i, ch in enumerate(hed):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        elif ch == "," and depth == 0:
-            items.append(hed[start:i].strip())
-            start = i + 1
-    items.append(hed[start:].strip())
-    return [item for item in items if item]
 
 
 def _canonical(node: Any) -> str:

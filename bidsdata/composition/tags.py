@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from agents.hedstring import tag_tokens
+from agents.hedstring import tag_tokens, top_level_items
 from bidsdata.schemas import load_schema, version_key
 
 # The event types hedtools' EventsChecker recognises (Experiment-procedure is an event type it does not).
@@ -65,21 +65,6 @@ def short_tag(token: str, known: Names) -> str:
 
 def shorts(hed: str, known: Names) -> list[str]:
     return [short_tag(t, known) for t in tag_tokens(hed) if not t.startswith("{")]
-
-
-def top_level_items(hed: str) -> list[str]:
-    """The comma-separated items of *hed* outside any parentheses, stripped."""
-    items, depth, start = [], 0, 0
-    for i, ch in enumerate(hed):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        elif ch == "," and depth == 0:
-            items.append(hed[start:i].strip())
-            start = i + 1
-    items.append(hed[start:].strip())
-    return [item for item in items if item]
 
 
 def is_group(item: str) -> bool:
