@@ -124,7 +124,7 @@ def drop_repeated(annotations: Mapping[str, Mapping[str, str] | str], events: Ma
     tags (see :func:`single_event_type`).
     """
     columns = list(columns)
-    annotations, notes = _usable_templates(annotations, events)
+    annotations, notes = usable_templates(annotations, events)
     annotations, typed = single_event_type(annotations, events, columns, schema_version)
     notes += typed
     order = [c for c in column_order(columns) if c in annotations]
@@ -167,7 +167,7 @@ def drop_repeated(annotations: Mapping[str, Mapping[str, str] | str], events: Ma
     return adjusted, notes
 
 
-def _usable_templates(annotations: Mapping[str, Mapping[str, str] | str],
+def usable_templates(annotations: Mapping[str, Mapping[str, str] | str],
                       events: Mapping[str, str]) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
     """Leave out the templates no row can carry: values HED cannot hold, or one value twice at one onset."""
     templates = {c: t for c, t in annotations.items() if isinstance(t, str)}
@@ -223,7 +223,7 @@ def _event_type_tags(hed: str, schema_version: str | list[str] | None) -> tuple[
     return parsed, [tag for tag in parsed.get_all_tags() if tag.short_base_tag.lower() in types]
 
 
-def _without_event_types(hed: str, schema_version: str | list[str] | None,
+def without_event_types(hed: str, schema_version: str | list[str] | None,
                          ) -> tuple[str, tuple[str, ...]]:
     """*hed* without its event-type tags (groups left empty go too), and the tags left out."""
     parsed, found = _event_type_tags(hed, schema_version)
@@ -303,7 +303,7 @@ def single_event_type(annotations: Mapping[str, Mapping[str, str] | str], events
     for column, level in sorted(stripped):
         level_map = adjusted[column]
         assert isinstance(level_map, dict)
-        kept, left_out = _without_event_types(hed_of[(column, level)], schema_version)
+        kept, left_out = without_event_types(hed_of[(column, level)], schema_version)
         if not left_out:
             continue
         if kept.strip():

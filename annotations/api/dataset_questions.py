@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
@@ -23,7 +22,7 @@ from rest_framework.views import APIView
 from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets import services
 from annotations.datasets.questions import OpenQuestion, project_questions, question_about
-from annotations.datasets.selectors import visible_projects
+from annotations.datasets.selectors import project_for
 from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject
 
 
@@ -67,7 +66,7 @@ class AnsweredSerializer(serializers.Serializer):
 
 
 def _project(request: Request, pk: Any) -> DatasetProject:
-    return get_object_or_404(visible_projects(request.user), pk=pk)
+    return project_for(request.user, pk)
 
 
 def _target(project: DatasetProject, data: dict[str, Any]) -> tuple[DatasetLevel | None, DatasetColumn | None]:

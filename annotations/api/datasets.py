@@ -33,6 +33,7 @@ from annotations.datasets.selectors import (
     level_states,
     progress,
     progress_of,
+    project_for,
     visible_projects,
 )
 from annotations.datasets.uploads import files_from_uploads
@@ -43,7 +44,7 @@ logger = logging.getLogger(__name__)
 
 
 def _project(request: Request, pk: Any) -> DatasetProject:
-    return get_object_or_404(visible_projects(request.user), pk=pk)
+    return project_for(request.user, pk)
 
 
 # --- answers ---------------------------------------------------------------------------------------

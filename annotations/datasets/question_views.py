@@ -19,7 +19,7 @@ from annotations.datasets import services
 from annotations.datasets.forms import AnswerForm
 from annotations.datasets.quality import task_quality
 from annotations.datasets.questions import question_about
-from annotations.datasets.selectors import level_state, visible_projects
+from annotations.datasets.selectors import level_state, project_for
 from annotations.errors import RequestError, sentence
 from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject
 
@@ -27,7 +27,7 @@ MAX_ANSWER_ECHO = 2000
 
 
 def _project(request: HttpRequest, pk: Any) -> DatasetProject:
-    return get_object_or_404(visible_projects(request.user), pk=pk)
+    return project_for(request.user, pk)
 
 
 def _form_errors(form: Any) -> str:

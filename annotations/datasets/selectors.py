@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.shortcuts import get_object_or_404
 
 from annotations.access import can_see_all_projects, signed_in
 from annotations.models import (
@@ -38,6 +39,11 @@ LevelStatus = Literal["pending", "running", "valid", "invalid", "reviewed", "nee
 STATUSES: tuple[LevelStatus, ...] = ("pending", "running", "valid", "invalid", "reviewed", "needs_description")
 STATUS_LABELS: dict[str, str] = {status: status.replace("_", " ").capitalize() for status in STATUSES}
 Source = Literal["review", "correction", "run", "existing", ""]
+
+
+def project_for(user: Any, pk: Any) -> DatasetProject:
+    """*user*'s view of project *pk*; a project they may not see is a 404, as one that does not exist."""
+    return get_object_or_404(visible_projects(user), pk=pk)
 
 
 def visible_projects(user: Any) -> QuerySet[DatasetProject]:

@@ -19,7 +19,13 @@ from annotations.datasets.forms import ColumnKindForm, DatasetUploadForm, LevelD
 from annotations.datasets.fragments import LEVEL_FILTERS, page_context
 from annotations.datasets.levels import needs_work, next_needing_work, task_states
 from annotations.datasets.results import current_sidecar, refresh_sidecar, write_zip
-from annotations.datasets.selectors import level_states, next_to_review, validation_version, visible_projects
+from annotations.datasets.selectors import (
+    level_states,
+    next_to_review,
+    project_for,
+    validation_version,
+    visible_projects,
+)
 from annotations.datasets.sidecars import spreadsheet
 from annotations.datasets.uploads import files_from_uploads
 from annotations.errors import RequestError, sentence, show_as_message, show_on_form
@@ -35,7 +41,7 @@ ZIP_SUFFIX = "_events_and_sidecars.zip"
 
 
 def _project(request: HttpRequest, pk: Any) -> DatasetProject:
-    return get_object_or_404(visible_projects(request.user), pk=pk)
+    return project_for(request.user, pk)
 
 
 @login_required

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bidsdata.assembly import DroppedTags, _usable_templates, _without_event_types, drop_repeated
+from bidsdata.assembly import DroppedTags, drop_repeated, usable_templates, without_event_types
 from bidsdata.composition import cues
 from bidsdata.composition.definitions import ENTRY, Definitions, conditions, lasting, repeated_content
 from bidsdata.composition.distinct import distinguish, level_texts
@@ -129,7 +129,7 @@ def compose_task(task: TaskInventory, annotations: Mapping[str, Mapping[str, str
                  events: Mapping[str, str], schema_version: str | list[str] | None) -> Composition:
     """The sidecar HED for *task* from the levels' annotations (column -> level -> HED, or a template)."""
     known = names(schema_version)
-    chosen, notes = _usable_templates(annotations, events)
+    chosen, notes = usable_templates(annotations, events)
     chosen = {c: dict(v) if isinstance(v, Mapping) else v for c, v in chosen.items()}
     rows = EventRows.read(events)
     roles = column_roles(task, chosen, rows, known)
@@ -141,7 +141,7 @@ def compose_task(task: TaskInventory, annotations: Mapping[str, Mapping[str, str
         if role != MODIFIER:
             continue
         for level, hed in list(chosen[column].items()):
-            kept, _ = _without_event_types(hed, schema_version)
+            kept, _ = without_event_types(hed, schema_version)
             chosen[column][level] = kept
     for column, role in roles.items():
         if role == VALUE and has_event(chosen[column], known):
