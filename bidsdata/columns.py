@@ -2,14 +2,18 @@
 
 ``skip`` for bookkeeping (sample positions; trial and event counters, named as such or counting up by one
 within each file), ``categorical`` for codes (text with few values, or few whole numbers under a name that
-is no magnitude: ``response`` 1/2, ``value`` 11/12), ``value`` for magnitudes and other numbers, and for
-anything with too many distinct values to annotate one by one.
+is no magnitude: ``response`` 1/2, ``value`` 11/12) and for free-text marker strings few enough to ask about
+(``Trial Start: No.9-angle:60``: see :mod:`bidsdata.markers`), ``value`` for magnitudes and other numbers,
+and for anything with too many distinct values to annotate one by one.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Literal
+
+from bidsdata.markers import is_marker_column
 
 ColumnKind = Literal["categorical", "value", "skip"]
 
@@ -71,9 +75,10 @@ def is_bookkeeping(name: str, values: list[str], counter: bool) -> bool:
     return counter or (named and bool(values) and all(is_integer(v) for v in values))
 
 
-def detected_kind(name: str, values: list[str], *, overflow: bool = False, counter: bool = False) -> ColumnKind:
+def detected_kind(name: str, values: list[str], *, overflow: bool = False, counter: bool = False,
+                  counts: Mapping[str, int] | None = None) -> ColumnKind:
     """The kind of a column its sidecar entry does not settle, from its name and its distinct *values*
-    (*overflow*: it had more than were counted)."""
+    (*overflow*: it had more than were counted; *counts*: rows per value, to tell markers from notes)."""
     if is_bookkeeping(name, values, counter):
         return "skip"
     if not values or overflow:
@@ -82,4 +87,13 @@ def detected_kind(name: str, values: list[str], *, overflow: bool = False, count
         return "categorical"  # codes: response 1/2, condition 0/1/2
     if all(is_number(v) for v in values):
         return "value"
-    return "categorical" if len(values) <= MAX_LEVELS else "value"
+    if len(values) <= MAX_LEVELS:
+        return "categorical"
+    # Marker strings: no template holds "Trial Start: No.9", and few enough distinct ones to ask about.
+    return "categorical" if counts is not None and is_marker_column(counts) else "value"
+
+
+def is_marker_levels(counts: Mapping[str, int]) -> bool:
+    """Whether a categorical column with these levels (value -> rows) is one only because it holds marker
+    strings: its levels are described and annotated as markers (:mod:`bidsdata.markers`)."""
+    return len(counts) > MAX_LEVELS and is_marker_column(counts)

@@ -27,11 +27,12 @@ from typing import Any
 
 from bidsdata.archive import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX, DatasetError, DatasetFiles
 from bidsdata.columns import MAX_LEVELS as MAX_LEVELS
-from bidsdata.columns import MIN_COUNTER_VALUES, ColumnKind, detected_kind, made_up_description
+from bidsdata.columns import MIN_COUNTER_VALUES, ColumnKind, detected_kind, is_marker_levels, made_up_description
 from bidsdata.columns import humanize as humanize
 from bidsdata.columns import is_number as is_number
 from bidsdata.context import TaskContext, task_context
 from bidsdata.limits import LimitExceeded, UploadLimits
+from bidsdata.markers import marker_description
 from bidsdata.tsv import NA_VALUES, SKIP_COLUMNS, TableScan
 
 logger = logging.getLogger(__name__)
@@ -253,7 +254,7 @@ def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str]
     elif isinstance(entry.get("HED"), str):
         categorical = False
     else:
-        kind = detected_kind(name, list(counts), overflow=overflow, counter=counter)
+        kind = detected_kind(name, list(counts), overflow=overflow, counter=counter, counts=counts)
         if kind == "skip":
             column.kind, column.needs_description, column.samples = "skip", False, []
             return column
@@ -267,11 +268,13 @@ def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str]
     # Declared levels first (in the sidecar's order, even if unused), then those only found in the data.
     values = [str(v) for v in sidecar_levels] + [v for v in counts if v not in sidecar_levels]
     values += [v for v in hed_levels if v not in values]
+    # A marker string is read as words ("Trial start, number 9"), not as "value: trial start: no.9".
+    markers = not sidecar_levels and not hed_levels and is_marker_levels(counts)
     for value in values:
         text = sidecar_levels.get(value)
+        made_up = marker_description(value) if markers else made_up_description(name, value)
         column.levels.append(LevelInventory(
-            value=value, count=counts.get(value, 0),
-            description=str(text) if text else made_up_description(name, value),
+            value=value, count=counts.get(value, 0), description=str(text) if text else made_up,
             needs_description=not text, existing_hed=hed_levels.get(value)))
     return column
 

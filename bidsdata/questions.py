@@ -3,7 +3,9 @@
 A categorical level whose description was made up from the names (``needs_description``), or whose
 description only restates its name or code ("Pumps demean" for ``pumps_demean``; "trigger 6" or "stage 6"
 for the code ``6`` of column ``stage``), leaves the annotator guessing. Each such level gets one
-question worded for the lab; so does a categorical column without a description of its own. The answers
+question worded for the lab; so does a categorical column without a description of its own, and a value
+column whose values are free text no ``#`` template can carry (a comma in a marker string): its rows would
+get no HED from it while the sidecar still says valid, so the lab is asked what it records. The answers
 come back as descriptions, in the same table form the questions go out in (:func:`questions_table`,
 :func:`read_answers`), so a lab can fill the table in a spreadsheet and hand it back.
 
@@ -26,6 +28,7 @@ _FILLER = _ARTICLES | frozenset({"level", "value", "values", "code", "codes", "t
                                  "column", "condition", "type", "event", "events", "label", "name", "number",
                                  "id", "category", "n", "no", "nr"})
 _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
+_NO_TEMPLATE = re.compile(r"[,\[\]{}]")  # HED values hold no commas, brackets or braces (as assembly leaves out)
 TABLE_HEADER = ("column", "level", "description", "question")
 MAX_TABLE_ROWS = 20_000
 MAX_TABLE_CELL = 2000
@@ -87,6 +90,13 @@ def column_needs_answer(column: ColumnInventory) -> bool:
         column.needs_description or restates(column.description or "", column.name, filler=_ARTICLES))
 
 
+def untemplated_example(column: ColumnInventory) -> str | None:
+    """A sample value of a value column that no template can carry (so the column gives its rows no HED)."""
+    if column.kind != "value":
+        return None
+    return next((v for v in column.samples if _NO_TEMPLATE.search(v)), None)
+
+
 def level_question(column: str, value: str) -> str:
     """The question about one level, as a lab would read it."""
     if is_number(value):
@@ -94,7 +104,11 @@ def level_question(column: str, value: str) -> str:
     return f"What does `{value}` in column `{column}` mean?"
 
 
-def column_question(column: str) -> str:
+def column_question(column: str, example: str | None = None) -> str:
+    if example is not None:
+        return (f"What does column `{column}` record? Its values are free text no HED template can carry (such as "
+                f"`{example}`), so its rows get no HED from it: make it categorical to annotate each value, or "
+                f"skip it.")
     return f"What does column `{column}` record? Is it a condition of the experiment?"
 
 
@@ -102,6 +116,8 @@ def open_questions(task: TaskInventory) -> list[Question]:
     """The task's open questions, column by column: the column's own first, then its levels'."""
     found: list[Question] = []
     for column in task.columns:
+        if (example := untemplated_example(column)) is not None:
+            found.append(Question(column.name, None, column_question(column.name, example)))
         if column.kind != "categorical":
             continue
         if column_needs_answer(column):

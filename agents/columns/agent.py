@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from agents.columns.context import ColumnContext, ColumnLevel, ColumnResult, LevelDraft
 from agents.columns.prompt import build_messages, clip, feedback_message, vocabulary_slice
 from agents.columns.reply import ColumnAnswer, ReplyFormat, expand_definitions
-from agents.llm.base import ChatModel, LLMError, Message, constraint_of, render_messages
+from agents.llm.base import ChatModel, LLMError, LLMTimeout, Message, constraint_of, render_messages
 from agents.offline import annotate_offline
 from agents.schema import DEFAULT_SCHEMA_VERSION
 from agents.state import LLMCall, ValidationIssue
@@ -28,6 +28,9 @@ logger = logging.getLogger(__name__)
 # Levels asked for in one request: a column longer than this takes one request (and its feedback) per batch,
 # so that a reply stays well within an endpoint's token limit.
 MAX_LEVELS_PER_REQUEST = 20
+# A batch the endpoint cannot answer in time is asked again in halves, down to this many levels: a slow local
+# model answers four levels where twenty time out, and its levels keep the column's context.
+MIN_LEVELS_PER_REQUEST = 4
 # The agent name requests go under: the column's levels are annotations, answered by the annotation model.
 AGENT = "annotation"
 _REPLY_CHARS = 6000  # of a previous reply, repeated in the follow-up conversation
@@ -76,6 +79,8 @@ class _Batch:
         self.held: dict[str, str] = {}  # valid HED that repeats a sibling's: kept if nothing better comes
         self.errors: dict[str, list[ValidationIssue]] = {}
         self.asked: dict[str, int] = {level.value: 0 for level in self.levels}
+        self.answered = False
+        self.too_long = False  # the first request timed out: the caller asks again in smaller batches
 
     async def ask(self, messages: list[Message], pending: list[str], fmt: ReplyFormat) -> str | None:
         response_format, extra_body = fmt.request(pending)
@@ -84,10 +89,16 @@ class _Batch:
         except LLMError as exc:
             self.result.calls.append(LLMCall(agent=AGENT, model="", request=render_messages(messages), response="",
                                              error=str(exc)))
+            if isinstance(exc, LLMTimeout) and not self.answered and len(self.levels) > MIN_LEVELS_PER_REQUEST:
+                self.too_long = True
+                logger.info("column %s: %d levels took too long; asking again in halves", self.context.column,
+                            len(self.levels))
+                return None
             self.result.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             logger.warning("column %s: the model could not be reached: %s", self.context.column, self.result.error)
             return None
         self.result.calls.append(reply.call)
+        self.answered = True
         for value in pending:
             self.asked[value] += 1
         return reply.text
@@ -110,6 +121,8 @@ class _Batch:
         pending = [level.value for level in self.levels]
         for attempt in range(1, self.max_attempts + 1):
             text = await self.ask(messages, pending, fmt)
+            if self.too_long:
+                return
             if text is None:
                 break
             answer = fmt.read(text, pending)
@@ -161,18 +174,25 @@ async def annotate_column(context: ColumnContext, model: ChatModel, *, schema_ve
     """Write valid HED for every level of *context* without an annotation, asking *model* once per attempt.
 
     Levels are asked for at most :data:`MAX_LEVELS_PER_REQUEST` at a time (one request, plus one per feedback
-    round, per batch). A model that cannot be reached is not raised: the result's ``error`` says why, the
-    failed request is in ``calls``, and the levels it had not answered validly get the offline annotator's HED.
+    round, per batch); a batch whose first request times out is asked again in halves, down to
+    :data:`MIN_LEVELS_PER_REQUEST` levels. A model that cannot be reached is not raised: the result's ``error``
+    says why, the failed request is in ``calls``, and the levels it had not answered validly get the offline
+    annotator's HED.
     """
     if max_attempts < 1:
         raise ValueError("max_attempts must be at least 1")
     result = ColumnResult(column=context.column)
     targets = context.targets
-    for start in range(0, len(targets), MAX_LEVELS_PER_REQUEST):
-        batch = _Batch(context, targets[start:start + MAX_LEVELS_PER_REQUEST], model, result,
-                       schema_version=schema_version, max_attempts=max_attempts if not result.error else 0,
-                       no_extend=no_extend)
+    size = MAX_LEVELS_PER_REQUEST
+    batches = [targets[start:start + size] for start in range(0, len(targets), size)]
+    while batches:
+        levels = batches.pop(0)
+        batch = _Batch(context, levels, model, result, schema_version=schema_version,
+                       max_attempts=max_attempts if not result.error else 0, no_extend=no_extend)
         await batch.run()
+        if batch.too_long:
+            half = (len(levels) + 1) // 2
+            batches[:0] = [levels[:half], levels[half:]]
     by_source = {"model": 0, "offline": 0}
     for draft in result.drafts.values():
         by_source[draft.source] += 1

@@ -14,6 +14,10 @@ class LLMError(RuntimeError):
     """A model could not be reached or refused the request; the message is one line for users."""
 
 
+class LLMTimeout(LLMError):
+    """The endpoint was reached but did not answer in time: a smaller request may still be answered."""
+
+
 @dataclass(frozen=True)
 class LLMReply:
     text: str

@@ -10,7 +10,7 @@ import weakref
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from agents.llm.base import LLMError, LLMReply, Message, render_messages
+from agents.llm.base import LLMError, LLMReply, LLMTimeout, Message, render_messages
 from agents.llm.cache import CachedResponse, ResponseCache, request_key
 from agents.llm.endpoints import AllowList, guarded_http_client, shared_ssl_context
 from agents.llm.pricing import cost_usd
@@ -164,7 +164,9 @@ class OpenAIChatModel:
                 logger.info("LLM endpoint %s refuses %s for %s; sending without it",
                             self.config.base_url, param, kwargs["model"])
                 self._dropped.add(param)
-            except (openai.APITimeoutError, openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            except openai.APITimeoutError as exc:
+                raise LLMTimeout(self._describe(exc)) from None
+            except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
                 raise LLMError(self._describe(exc)) from None
             except (openai.APIConnectionError, openai.APIStatusError) as exc:
                 status = getattr(exc, "status_code", None)

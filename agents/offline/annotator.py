@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from agents.offline.clauses import PURPOSE_TAGS, alternatives, leaves_open, purpose_span
 from agents.offline.events import BOUNDARY_WORDS, EVENT_TYPES, IMPLICIT_TAGS, STRUCTURE_NOUNS, kind_of
 from agents.offline.lexicon import Lexicon, Match, get_lexicon
 from agents.offline.rules import FIXATION_WORDS, Composer, Group, Unit
@@ -177,16 +178,28 @@ def _defines_condition(units: list[Unit], tokens: list[Token]) -> bool:
     return not any(t.text in _PREPOSITIONS or t.is_break for t in tokens[: head.first])
 
 
-def _uncovered(tokens: list[Token], matches: list[Match], units: list[Unit], present: set[str],
-               structural: bool) -> tuple[str, ...]:
+def _left_open(either: range, matches: list[Match]) -> frozenset[int]:
+    """Tokens of "either A or B" through the end of B's first phrase ("the lower right corner")."""
+    if not either:
+        return frozenset()
+    end = max([either.stop - 1, *(m.last for m in matches if m.first in either)])
+    return frozenset(range(either.start - 1, end + 1))
+
+
+def _uncovered(vocab: Vocabulary, tokens: list[Token], matches: list[Match], units: list[Unit],
+               present: set[str], structural: bool, purpose: range) -> tuple[str, ...]:
     """Content words that no emitted tag stands for (negated words are deliberately left out)."""
     covered_idx = {i for u in units if u.tag.split("/")[0].lower() in present or u.tag in IMPLICIT_TAGS
                    for i in range(u.first, u.last + 1)}
     negated_idx = {i for m in matches if m.negated for i in range(m.first, m.last + 1)}
+    either = alternatives(tokens)
+    negated_idx |= {i for m in matches if leaves_open(vocab, m.tags, m.first, either)
+                    for i in range(m.first, m.last + 1)}
     out: list[str] = []
     for t in tokens:
-        if not t.is_content or t.index in covered_idx or t.index in negated_idx or t.text in out:
-            continue
+        if (not t.is_content or t.index in covered_idx or t.index in negated_idx or t.index in purpose
+                or t.text in out):
+            continue  # what a purpose clause marks is deliberately not annotated as happening
         if structural and ({t.text, t.norm} & (BOUNDARY_WORDS | STRUCTURE_NOUNS)):
             continue  # "start of the block": the event type itself says it
         if t.text in FIXATION_WORDS and "computer-screen" in present:
@@ -214,12 +227,18 @@ def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bo
     states = {u.first for u in units if u.kind == "attribute"}
     units = [u for u in units if not (u.tag == "Within" and u.last + 1 in bounds)
              and not (u.tag == "Turn" and u.last + 1 in states) and not _attributive(u, tokens)]
+    # "shown to mark the end of the block": what the purpose clause marks does not happen in this event.
+    purpose = purpose_span(tokens)
+    units = [u for u in units if u.first not in purpose or u.tag in PURPOSE_TAGS]
+    either = alternatives(tokens)
+    units = [u for u in units if not leaves_open(vocab, [u.tag], u.first, either)]
 
     durations = [u for u in units if u.kind == "duration"]
     body = [u for u in units if u.kind != "duration"]
     matched = {i for m in matches for i in range(m.first, m.last + 1)}
     composer = Composer(vocab, [t.text for t in tokens], [t.index for t in tokens if t.is_break], matched,
-                        withheld=_withheld(matches), condition=_defines_condition(units, tokens))
+                        withheld=_withheld(matches), condition=_defines_condition(units, tokens), marks=bool(purpose),
+                        silent=_left_open(either, matches))
     elements = composer.compose(body, lemmas, durations)
     texts = _drop_redundant(_serialize(elements))
     annotation = repair(", ".join(texts) or FALLBACK, vocab, avoid, no_extend) or FALLBACK
@@ -230,7 +249,7 @@ def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bo
         if u.tag.split("/")[0].lower() in present and u.term:
             covered.setdefault(u.term, u.tag)
     structural = bool(present & {"experiment-control", "experiment-structure"})
-    return OfflineResult(annotation, covered, _uncovered(tokens, matches, units, present, structural))
+    return OfflineResult(annotation, covered, _uncovered(vocab, tokens, matches, units, present, structural, purpose))
 
 
 def _event_types(tree: Tree) -> list[str]:

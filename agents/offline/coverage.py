@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents.offline.clauses import PURPOSE_TAGS, alternatives, leaves_open, purpose_span
 from agents.offline.events import IMPLICIT_TAGS, kind_of, omitted_by_convention
 from agents.offline.lexicon import Match, get_lexicon
 from agents.offline.text import Token, attributive, find_quantities
@@ -67,6 +68,13 @@ def _names_a_thing(match: Match, tokens: list[Token], vocab: Vocabulary) -> bool
         tokens, match.first, match.last)
 
 
+def _unasserted(match: Match, tokens: list[Token], vocab: Vocabulary) -> bool:
+    """Words deliberately left out: what a purpose clause marks ("shown to mark the end of the block")
+    is not happening, and the places "either ... or" offers are not said to hold."""
+    return ((match.first in purpose_span(tokens) and not set(match.tags) & PURPOSE_TAGS)
+            or leaves_open(vocab, match.tags, match.first, alternatives(tokens)))
+
+
 def uncovered_terms(
     description: str, annotation: str, schema_version: str = DEFAULT_SCHEMA_VERSION
 ) -> tuple[str, ...]:
@@ -78,7 +86,8 @@ def uncovered_terms(
     missing: list[str] = []
     tokens = lex.tokens(description)
     for match in lex.match(tokens):
-        if match.negated or not set(match.tags) - IMPLICIT_TAGS or match.term in missing:
+        if (match.negated or not set(match.tags) - IMPLICIT_TAGS or match.term in missing
+                or _unasserted(match, tokens, vocab)):
             continue
         if (omitted_by_convention(set(match.tags), names) or _is_bound(match.tags, match.last, tokens)
                 or _names_a_thing(match, tokens, vocab)):
@@ -134,6 +143,7 @@ def assess_coverage(
     names = {p.name for p in present}
     tokens = lex.tokens(description)
     matches = lex.match(tokens)
+    purpose = purpose_span(tokens)
     in_match = {i for m in matches for i in range(m.first, m.last + 1)}
     # Numbers and their units are the value tags' business, judged with the tags above.
     in_quantity = {i for q in find_quantities(description, tokens) for i in range(*q.token_span)}
@@ -142,7 +152,7 @@ def assess_coverage(
     uncovered: list[str] = []
     for match in matches:
         tags = set(match.tags)
-        if match.negated or not tags:
+        if match.negated or not tags or _unasserted(match, tokens, vocab):
             continue  # deliberately untagged, or a common word the lexicon knows stands for no tag
         weight = float(sum(1 for i in range(match.first, match.last + 1) if tokens[i].is_content) or 1)
         total += weight
@@ -158,7 +168,7 @@ def assess_coverage(
     seen: set[str] = set()
     for token in tokens:
         if (not token.is_content or token.index in in_match or token.index in in_quantity
-                or token.text in seen or token.text in generic or token.norm in generic):
+                or token.index in purpose or token.text in seen or token.text in generic or token.norm in generic):
             continue
         seen.add(token.text)
         weight = _weight(token)

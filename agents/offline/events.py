@@ -114,6 +114,9 @@ class Clues:
     imagined: bool = False  # "imagine", "imagined": the action happens in the mind only
     withheld: bool = False  # a presentation word is negated ("the probe was not shown"): nothing is presented
     condition: bool = False  # the description defines a condition ("a condition in which ..."), not an event
+    marks: bool = False  # a purpose clause ("shown to mark the start of the block"): the event is a signal
+    undecided: bool = False  # a response made with both response devices ("presses both keys")
+    made: bool = False  # an action noun after a light verb ("gives a detection"): the subject does it
 
 
 @dataclass(frozen=True)
@@ -178,7 +181,7 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
     # A participant named as doing something deliberate in a task is responding; a vehicle that
     # moves or an imagined movement is not a response.
     response = physical or (not presented_role and not outcome and not clues.imagined and not mishap and (
-        "Participant-response" in tags or (participant and bool(tags & OUTCOMES or agentive))))
+        "Participant-response" in tags or (participant and bool(tags & OUTCOMES or agentive or clues.made))))
     # "The recording stops", "the amplifier fails": with nobody named, the experiment's machinery acts.
     machinery = bool({"Recording", "Mishap"} & tags or "marker" in kinds.values()) and not (
         participant or physical or "Participant-response" in tags or "agent" in kinds.values())
@@ -202,6 +205,7 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
 
     top: list[str] = []
     action_top: list[str] = []
+    dropped: set[str] = set()
     screen = False
     if sensory:
         top.append("Sensory-event")
@@ -222,7 +226,11 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
         shown = "Computer-screen" in tags or any(_under(vocab, t, _SCREEN_ITEMS) for t in items)
         screen = visual and shown and not any(
             _under(vocab, t, ("Display-device",)) and t != "Computer-screen" for t in items)
-        if clues.signalled & RESPONSE_ACTIONS and not presented_role:
+        if clues.marks and not acting and not tags & (TASK_ROLES - {"Experimental-stimulus", "Cue"}):
+            # Shown or played to mark something, it is a signal: a cue with the effect it is meant to have.
+            added.extend(["Intended-effect", "Cue"])
+            dropped.add("Experimental-stimulus")
+        elif clues.signalled & RESPONSE_ACTIONS and not presented_role:
             added.append("Go-signal")  # a stimulus telling which response to make signals the go
         elif clues.directive and "Cue" in tags:
             added.append("Instructional")
@@ -234,14 +242,22 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
     if acting:
         into = action_top if sensory else top
         into.append("Agent-action")
-        if response:
+        if response and clues.undecided and not tags & OUTCOMES:
+            # Both keys at once cannot be told apart as one answer: HED's Indeterminate-action, the
+            # action role hedtools' EventChecker accepts in place of a task role, not an answer.
+            into.append("Indeterminate-action")
+        elif response:
             into.append("Participant-response")
         if "agent" not in kinds.values() and not response:
             into.append("Experiment-participant")  # the agent an action needs
     if not sensory and not acting and roots:
         top.append(roots[0])
+    if clues.condition:
+        # HED's task roles are Task-event-roles: a condition is no event, so it has none ("a condition
+        # in which attention shifts as instructed" is not an instruction).
+        added = []
+        dropped |= {t for t in tags if vocab.is_under(t, "Task-event-role")}
     top.extend(t for t in added if t not in tags)
-    dropped: set[str] = set()
     if presented_role:
         # One task role per event: a cue, feedback or an instruction is what this event is for; the
         # stimulus or the response it speaks of ("feedback on the last response") belongs to other events.
@@ -270,7 +286,8 @@ def omitted_by_convention(term_tags: set[str], present: set[str]) -> bool:
     An event word ("appears") is said by the one event type an event gets, or by none in a
     statement about an outcome; "the task" is a topic unless a boundary of it; "imagine" is said
     by Imagined-action; a stimulus role in a response or a judgement names what was answered;
-    the stimulus or response that a cue, feedback or an instruction speaks of belongs to other events.
+    the stimulus or response that a cue, feedback or an instruction speaks of belongs to other events;
+    a condition has no event role.
     """
     if not term_tags:
         return False
@@ -282,5 +299,7 @@ def omitted_by_convention(term_tags: set[str], present: set[str]) -> bool:
         return "Selective-attention" in present  # "attend only to"
     if term_tags <= {"Experimental-stimulus", "Participant-response"} and present & _PRESENTED_ROLES:
         return True  # "feedback on the last response": one task role per event
+    if term_tags <= TASK_ROLES and "Condition-variable" in present and not present & EVENT_TYPES:
+        return True  # a condition is no event, so it has no event role
     judged = bool(present & (OUTCOMES | {"Participant-response"})) and "Sensory-event" not in present
     return term_tags <= STIMULUS_ROLES and judged

@@ -11,7 +11,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agents.offline.events import STRUCTURE_NOUNS, Clues, infer_event, kind_of
+from agents.offline.events import RESPONSE_ACTIONS, STRUCTURE_NOUNS, Clues, infer_event, kind_of
 
 if TYPE_CHECKING:
     from agents.vocabulary import Vocabulary
@@ -37,6 +37,9 @@ _DIRECTIVES = frozenset({"to", "should", "must"})
 _POINTING = {"Left": "Leftward", "Right": "Rightward"}
 _DIRECTIONAL_ITEMS = frozenset({"Arrow"})
 _VIEWS = frozenset({"Background-view", "Foreground-view"})
+# Light verbs: with an action noun they say the subject does it ("gives a detection", "makes a choice").
+_LIGHT_VERBS = frozenset({"give", "gives", "gave", "given", "giving", "make", "makes", "made", "making",
+                          "provide", "provides", "provided", "providing"})
 # Who acted and how it is judged: these go with the action when a sentence also presents something.
 _ACTOR_TAGS = frozenset({"Experiment-participant", "Participant-response"})
 _OBJ_GLUE = frozenset({"on", "at", "with", "to", "into", "onto", "the", "a", "an", "its", "their", "using",
@@ -68,8 +71,12 @@ class Composer:
     """Turns the units of one description into top-level HED elements."""
 
     def __init__(self, vocab: Vocabulary, words: list[str], breaks: list[int], matched: set[int], *,
-                 withheld: bool = False, condition: bool = False) -> None:
+                 withheld: bool = False, condition: bool = False, marks: bool = False,
+                 silent: frozenset[int] = frozenset()) -> None:
         self.vocab = vocab
+        # Words left unsaid on purpose ("either the left or the right"): they separate nothing.
+        self.silent = silent
+        self.marks = marks  # a purpose clause says the event marks something ("to signal the start")
         self.withheld = withheld  # a presentation word is negated: nothing is shown or played
         self.condition = condition  # the description defines a condition rather than telling of an event
         self.words = words
@@ -86,7 +93,8 @@ class Composer:
             return True
         if not self._same_clause(a, b):
             return False
-        stray = [i for i in range(a + 1, b) if self.words[i] not in glue and i not in self.modifiers]
+        stray = [i for i in range(a + 1, b)
+                 if self.words[i] not in glue and i not in self.modifiers and i not in self.silent]
         return len(stray) <= 2 and not any(i in self.matched for i in stray)
 
     def _same_clause(self, a: int, b: int) -> bool:
@@ -97,7 +105,7 @@ class Composer:
     def _modifier_gap(self, a: int, b: int, modifiers: set[int], glue: frozenset[str]) -> bool:
         """True if only glue words or other modifiers separate tokens *a* and *b* in one clause."""
         return self._same_clause(a, b) and all(
-            self.words[i] in glue or i in modifiers for i in range(a + 1, b))
+            self.words[i] in glue or i in modifiers or i in self.silent for i in range(a + 1, b))
 
     def bind_noun_phrases(self, units: list[Unit]) -> None:
         """Fold attributes into the item they describe: (DarkBlue, Square), (Tone, Frequency/5 Hz)."""
@@ -250,10 +258,20 @@ class Composer:
         naming = frozenset(u.tag for u in units if u.kind == "action" and (
             self.words[u.last] in STRUCTURE_NOUNS or (u.last + 1 < len(self.words)
                                                       and self.words[u.last + 1] in STRUCTURE_NOUNS)))
-        return Clues(frozenset(u.tag for u in units if asked.get(id(u)) and u.kind == "action") | naming,
-                     any(asked.values()), signalled,
+        directed = frozenset(u.tag for u in units if asked.get(id(u)) and u.kind == "action") | naming
+        # "presses both keys": an answer given with both of the response keys says neither answer;
+        # "press both keys to continue" is a purpose of its own, not an answer.
+        both = any(u.tag in RESPONSE_ACTIONS and u.tag not in directed and u.last + 1 < len(self.words)
+                   and self.words[u.last + 1] == "both" and "to" not in self.words[u.last:] for u in units)
+        # "gives a detection of the target", "makes a quick judgement": a mental act made known is done.
+        described = {i for u in units if u.kind in {"attribute", "state"} for i in range(u.first, u.last + 1)}
+        done = any(u.kind == "action" and u.tag not in directed and any(
+            self.words[i] in _LIGHT_VERBS and self._same_clause(i, u.first) and all(
+                self.words[k] in _OF or k in described or k not in self.matched for k in range(i + 1, u.first))
+            for i in range(max(0, u.first - 3), u.first)) for u in units)
+        return Clues(directed, any(asked.values()), signalled,
                      bool(others) and (bool(imagine) or any(u.tag == "Imagined-action" for u in units)),
-                     self.withheld, self.condition)
+                     self.withheld, self.condition, self.marks, both, done)
 
     def compose(self, units: list[Unit], lemmas: set[str], durations: list[Unit]) -> list[str | Group]:
         clues = self.clues(units)
@@ -276,6 +294,11 @@ class Composer:
             rest = [e for e in rest if not (isinstance(e, str) and e in {"Computer-screen", "Visual-presentation"})]
             event_tags = [e for e in event_tags if e != "Visual-presentation"]
             event_tags.insert(1, Group(["Visual-presentation", "Computer-screen"]))
+        if self.marks and {"Cue", "Intended-effect"} <= {e for e in [*event_tags, *rest] if isinstance(e, str)}:
+            # HED's way of saying what a signal is for: the effect grouped with the role.
+            rest = [e for e in rest if e not in ("Cue", "Intended-effect")]
+            event_tags = [e for e in event_tags if e not in ("Cue", "Intended-effect")]
+            event_tags.append(Group(["Intended-effect", "Cue"]))
         bodies = [e for e in [*rest, *action_groups, *relation_groups]
                   if isinstance(e, Group) or kind_of(self.vocab, e) in {"item", "action"}]
         for d in durations:

@@ -40,7 +40,7 @@ def page_context(project: DatasetProject, *, status: str = "", page: Any = 1) ->
         on_page.setdefault(state.level.column.task_id, []).append(state)
     in_task = Counter(s.level.column.task_id for s in shown)
     columns_of: dict[int, list[DatasetColumn]] = {}
-    all_columns = list(DatasetColumn.objects.filter(task__project=project).defer("sample_values", "template_issues"))
+    all_columns = list(DatasetColumn.objects.filter(task__project=project).defer("template_issues"))
     for column in all_columns:
         columns_of.setdefault(column.task_id, []).append(column)
     task_rows = list(project.tasks.only("id", "project_id", "name", "sidecar_name", "events_files"))

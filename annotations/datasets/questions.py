@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from annotations.datasets.selectors import LevelState, level_states
 from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject, DatasetTask
 from bidsdata.inventory import ColumnInventory, LevelInventory, TaskInventory
-from bidsdata.questions import column_question, level_question, open_questions
+from bidsdata.questions import column_question, level_question, open_questions, untemplated_example
 
 _CODE = re.compile(r"`([^`]*)`")
 
@@ -52,7 +52,9 @@ def question_about(*, level: DatasetLevel | None = None, column: DatasetColumn |
         return OpenQuestion(task=column.task, column=column, level=level,
                             text=level_question(column.name, level.value))
     assert column is not None
-    return OpenQuestion(task=column.task, column=column, level=None, text=column_question(column.name))
+    example = untemplated_example(ColumnInventory(name=column.name, kind=column.kind, description="",
+                                                  samples=list(column.sample_values or [])))
+    return OpenQuestion(task=column.task, column=column, level=None, text=column_question(column.name, example))
 
 
 def project_questions(project: DatasetProject, *, states: list[LevelState] | None = None,
@@ -63,9 +65,9 @@ def project_questions(project: DatasetProject, *, states: list[LevelState] | Non
     Give the *states*, *columns* and *tasks* a caller has read already and no query is made.
     """
     states = level_states(project) if states is None else states
-    if columns is None:
-        columns = list(DatasetColumn.objects.filter(task__project=project, kind=ColumnKind.CATEGORICAL)
-                       .defer("sample_values", "template_issues"))
+    if columns is None:  # value columns too: one whose free text no template carries gets a question
+        columns = list(DatasetColumn.objects.filter(task__project=project)
+                       .exclude(kind=ColumnKind.SKIP).defer("template_issues"))
     if tasks is None:
         tasks = list(project.tasks.only("id", "project_id", "name", "sidecar_name"))
     by_column: dict[int, list[LevelState]] = {}
@@ -73,10 +75,11 @@ def project_questions(project: DatasetProject, *, states: list[LevelState] | Non
         by_column.setdefault(state.level.column_id, []).append(state)
     found: list[OpenQuestion] = []
     for task in tasks:
-        mine = [c for c in columns if c.task_id == task.pk and c.kind == ColumnKind.CATEGORICAL]
+        mine = [c for c in columns if c.task_id == task.pk and c.kind != ColumnKind.SKIP]
         inventory = TaskInventory(task=task.name, sidecar_name=task.sidecar_name, events_files=[], columns=[
             ColumnInventory(name=c.name, kind=c.kind, description=c.description,
                             needs_description=c.needs_description,
+                            samples=list(c.sample_values or []) if c.kind == ColumnKind.VALUE else [],
                             levels=[LevelInventory(value=s.level.value, count=s.level.count,
                                                    description=s.level.description,
                                                    needs_description=s.level.needs_description)

@@ -20,8 +20,10 @@ from typing import Any
 from bidsdata.assembly import DroppedTags, drop_repeated, usable_templates, without_event_types
 from bidsdata.composition import cues
 from bidsdata.composition.definitions import ENTRY, Definitions, conditions, lasting, repeated_content
+from bidsdata.composition.displays import screen_displays
 from bidsdata.composition.distinct import distinguish, level_texts
 from bidsdata.composition.events import complete_event, one_event
+from bidsdata.composition.markers import with_marker_numbers
 from bidsdata.composition.nesting import nested_columns, nested_items, reference, unreferenced
 from bidsdata.composition.roles import CONDITION, EVENT, MODIFIER, VALUE, column_roles
 from bidsdata.composition.rows import NA, EventRows
@@ -129,7 +131,9 @@ def compose_task(task: TaskInventory, annotations: Mapping[str, Mapping[str, str
                  events: Mapping[str, str], schema_version: str | list[str] | None) -> Composition:
     """The sidecar HED for *task* from the levels' annotations (column -> level -> HED, or a template)."""
     known = names(schema_version)
+    annotations, marked = with_marker_numbers(task, annotations, events, schema_version)
     chosen, notes = usable_templates(annotations, events)
+    notes += marked
     chosen = {c: dict(v) if isinstance(v, Mapping) else v for c, v in chosen.items()}
     rows = EventRows.read(events)
     roles = column_roles(task, chosen, rows, known)
@@ -153,12 +157,15 @@ def compose_task(task: TaskInventory, annotations: Mapping[str, Mapping[str, str
             if (column, level) not in lasting_levels:
                 text = cues.words(describe.get(level) or level.replace("_", " "))
                 chosen[column][level] = complete_event(hed, text, known, modality)
+    event = next((c for c, r in roles.items() if r == EVENT), None)
+    if event is not None:
+        screen_displays(task, chosen, roles, rows, known, defs, _describe(task, event))
     nested = nested_columns(chosen, roles, rows, known)
     if _beside_the_event(chosen, roles, nested, known):
         for column in [c for c, r in roles.items() if r == EVENT]:
             chosen[column] = {lv: one_event(h, known) for lv, h in chosen[column].items()}
     if nested:
-        reference(chosen, next(c for c, r in roles.items() if r == EVENT), nested, known)
+        reference(chosen, next(c for c, r in roles.items() if r == EVENT), nested, known, defs.strings)
     # Repeats across the columns left at top level (the nested ones are deduplicated inside their event).
     order = [c for c, r in roles.items() if r == EVENT] + [c for c in chosen if roles.get(c) != EVENT]
     top, dropped = drop_repeated({c: v for c, v in chosen.items() if c not in nested}, events,
@@ -174,7 +181,7 @@ def compose_task(task: TaskInventory, annotations: Mapping[str, Mapping[str, str
             chosen[column], named = distinguish(
                 levels, texts, known, schema_version, nested=role == EVENT,
                 hints=_implied(column, chosen, roles, rows, nested) if inner else None,
-                avoid=nested_items(chosen, roles, nested, column, known) if inner else None,
+                avoid=nested_items(chosen, roles, nested, column, known, defs.strings) if inner else None,
                 label_prefix=f"{column}-" if inner else "")
             labelled += [(column, lv) for lv in named]
     for column in [c for c, r in roles.items() if r == MODIFIER and isinstance(chosen.get(c), Mapping)]:

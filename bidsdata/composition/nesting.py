@@ -15,13 +15,27 @@ from bidsdata.composition.distinct import key
 from bidsdata.composition.events import event_groups
 from bidsdata.composition.roles import CONDITION, EVENT, MODIFIER, VALUE
 from bidsdata.composition.rows import NA, EventRows
-from bidsdata.composition.tags import Names, has_event, inside, top_level_items
+from bidsdata.composition.tags import Names, has_event, inside, is_group, top_level_items
 
 Annotations = dict[str, Any]
 
 
-_ONSET = re.compile(r"^\(Def/[^,()]+, Onset\)$")
 _OFFSET = re.compile(r"^\(Def/[^,()]+, Offset\)$")
+
+
+def _opens(hed: str) -> list[str] | None:
+    """The items of the ``Onset`` group a level opens with (``Def/X``, what it adds, ``Onset``), when all the
+    level does is start something lasting (and perhaps end another): a start code, a display replacing the one
+    before. None for any other level."""
+    items = top_level_items(hed)
+    if not items or not all(is_group(i) for i in items):
+        return None
+    first = top_level_items(inside(items[0]))
+    if len(first) not in (2, 3) or not first[0].startswith("Def/") or first[-1] != "Onset":
+        return None
+    if len(first) == 3 and not is_group(first[1]):
+        return None
+    return first if all(_OFFSET.match(i) for i in items[1:]) else None
 
 
 def nestable(column: str, event: str, annotations: Annotations, rows: EventRows, known: Names) -> bool:
@@ -30,7 +44,7 @@ def nestable(column: str, event: str, annotations: Annotations, rows: EventRows,
     levels = annotations.get(event)
     if not isinstance(levels, Mapping):
         return False
-    holds = {lv for lv, hed in levels.items() if event_groups(hed, known) or _ONSET.match(hed) or _OFFSET.match(hed)}
+    holds = {lv for lv, hed in levels.items() if event_groups(hed, known) or _opens(hed) or _OFFSET.match(hed)}
     return all(row.get(event) in holds for row in rows.all() if row.get(column) not in NA)
 
 
@@ -71,31 +85,33 @@ def referable(column: str) -> bool:
     return bool(_REFERABLE.match(column))
 
 
-def reference(annotations: Annotations, event: str, nested: list[str], known: Names) -> None:
+def reference(annotations: Annotations, event: str, nested: list[str], known: Names,
+              definitions: Mapping[str, str] | None = None) -> None:
     """``{column}`` of each nested column added to the first event group of every level of *event*."""
     # A nested column left with nothing of its own stays referenced: its levels are told apart later, and a
     # reference to a column that ends with no HED at all is taken out (:func:`unreferenced`).
-    _dedupe_nested(annotations, event, nested, known)
+    _dedupe_nested(annotations, event, nested, known, definitions or {})
     refs = ", ".join(f"{{{c}}}" for c in nested)
     levels = dict(annotations[event])
     for level, hed in levels.items():
         groups = event_groups(hed, known)
         if groups:
             levels[level] = hed.replace(groups[0], groups[0][:-1] + ", " + refs + ")", 1)
-        elif _ONSET.match(hed):
-            levels[level] = hed.replace(", Onset)", f", ({refs}), Onset)")
+        elif opens := _opens(hed):
+            adds = top_level_items(inside(opens[1])) if len(opens) == 3 else []
+            group = "(" + ", ".join([opens[0], "(" + ", ".join([*adds, refs]) + ")", "Onset"]) + ")"
+            levels[level] = ", ".join([group, *top_level_items(hed)[1:]])
     annotations[event] = levels
 
 
 def nested_items(annotations: Annotations, roles: Mapping[str, str], nested: list[str], column: str,
-                 known: Names) -> set[tuple[str, ...]]:
-    """Keys of the items *column*'s levels must not add: what the event groups and the other nested
-    columns already put into the same group."""
+                 known: Names, definitions: Mapping[str, str] | None = None) -> set[tuple[str, ...]]:
+    """Keys of the items *column*'s levels must not add: what the event groups (or the definitions the event
+    starts) and the other nested columns already put into the same group."""
     event = next(c for c, r in roles.items() if r == EVENT)
     seen: set[tuple[str, ...]] = set()
     for hed in annotations[event].values():
-        for group in event_groups(hed, known)[:1]:
-            seen |= {key(item, known) for item in top_level_items(inside(group))}
+        seen |= {key(item, known) for item in _event_items(hed, known, definitions or {})}
     for other in nested:
         given = annotations.get(other)
         if other == column or not given:
@@ -105,7 +121,18 @@ def nested_items(annotations: Annotations, roles: Mapping[str, str], nested: lis
     return seen
 
 
-def _dedupe_nested(annotations: Annotations, event: str, nested: list[str], known: Names) -> None:
+def _event_items(hed: str, known: Names, definitions: Mapping[str, str]) -> list[str]:
+    """The items of a level's event: its first event group's, or those of the definition it starts."""
+    for group in event_groups(hed, known)[:1]:
+        return top_level_items(inside(group))
+    opens = _opens(hed)
+    defined = definitions.get(opens[0][len("Def/"):], "") if opens else ""
+    body = top_level_items(inside(defined))[1:] if defined else []
+    return top_level_items(inside(body[0])) if body else []
+
+
+def _dedupe_nested(annotations: Annotations, event: str, nested: list[str], known: Names,
+                   definitions: Mapping[str, str]) -> None:
     """Levels of nested columns lose the items an event group (or an earlier nested column) already has.
 
     hedtools validates a sidecar's ``{column}`` references with every level of the referenced column in
@@ -113,8 +140,7 @@ def _dedupe_nested(annotations: Annotations, event: str, nested: list[str], know
     all combinations, not only those that occur in the events files."""
     seen: set[tuple[str, ...]] = set()
     for hed in annotations[event].values():
-        for group in event_groups(hed, known)[:1]:
-            seen |= {key(item, known) for item in top_level_items(inside(group))}
+        seen |= {key(item, known) for item in _event_items(hed, known, definitions)}
     for column in nested:
         given = annotations[column]
         if isinstance(given, str):

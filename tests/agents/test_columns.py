@@ -8,13 +8,20 @@ from collections.abc import Iterator
 
 import pytest
 
-from agents.columns import MAX_LEVELS_PER_REQUEST, ColumnContext, ColumnLevel, OtherColumn, annotate_column
+from agents.columns import (
+    MAX_LEVELS_PER_REQUEST,
+    MIN_LEVELS_PER_REQUEST,
+    ColumnContext,
+    ColumnLevel,
+    OtherColumn,
+    annotate_column,
+)
 from agents.llm.openai_model import OpenAIChatModel
 from agents.llm.providers import ProviderConfig
 from agents.state import Draft, WorkflowOptions
 from agents.validation import validate_hed
 from agents.workflow import run_workflow
-from tests.support.fake_openai import FakeOpenAI, Recorded, closed_port_url
+from tests.support.fake_openai import FakeOpenAI, Recorded, Reply, closed_port_url
 from tests.support.llm import ScriptedLLM
 
 SCHEMA = "8.2.0"
@@ -202,6 +209,25 @@ async def test_a_long_column_is_asked_for_in_batches(fake):
     assert {d.source for d in result.drafts.values()} == {"model"}
     # Each batch still sees the whole column.
     assert all(f"code_{len(levels) - 1:02d}: Code" in r.text for r in fake.chat_requests())
+
+
+async def test_a_batch_the_model_cannot_answer_in_time_is_asked_again_in_halves(fake):
+    # A slow local model: twenty levels time out where a handful are answered.
+    levels = tuple(ColumnLevel(f"code_{n:02d}", f"Code {n}.") for n in range(MIN_LEVELS_PER_REQUEST * 2 + 2))
+
+    def answer(request: Recorded) -> Reply:
+        asked = request.text.rsplit(": ", 1)[1].split(", ")
+        if len(asked) > MIN_LEVELS_PER_REQUEST + 1:
+            return Reply(hang=True)
+        return Reply(text=reply({value: f"Sensory-event, Label/{value}" for value in asked}))
+
+    fake.script = [answer]
+    result = await annotate_column(ColumnContext(column="code", levels=levels), model(fake.base_url, timeout=0.5),
+                                   schema_version=SCHEMA)
+    sizes = [len(r.text.rsplit(": ", 1)[1].split(", ")) for r in fake.chat_requests()]
+    assert sizes == [10, 5, 5]
+    assert {d.source for d in result.drafts.values()} == {"model"} and len(result.drafts) == len(levels)
+    assert not result.error and "did not answer within" in result.calls[0].error
 
 
 async def test_json_schema_constraint_asks_for_exactly_the_pending_levels(fake):

@@ -66,7 +66,16 @@ def _undeclared_kind(col: str, counts: Counter, counts_up: bool) -> str:
     if integers and len(counts) <= 8 and not magnitude:
         return "categorical"
     numeric = all(re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", v) for v in counts)
-    return "value" if numeric or len(counts) > 20 else "categorical"
+    if numeric:
+        return "value"
+    if len(counts) <= 20:
+        return "categorical"
+    # Marker strings: up to 100, none a file name, a quarter or more with a space, comma, colon..., repeated.
+    free = sum(1 for v in counts if re.search(r"[^A-Za-z0-9_.\-]", v))
+    files = any(re.search(r"\.[A-Za-z][A-Za-z0-9]{1,4}$", v) for v in counts)
+    repeated = sum(counts.values()) >= 1.25 * len(counts)
+    markers = len(counts) <= 100 and not files and free >= len(counts) / 4 and repeated
+    return "categorical" if markers else "value"
 
 
 def expected(folder: Path) -> dict[str, dict]:
@@ -76,7 +85,8 @@ def expected(folder: Path) -> dict[str, dict]:
     makes a column categorical, a HED string a value column; otherwise sample positions and counters
     (named trial, trial_number, event_number, *_index with whole numbers, or counting up by one in every
     file) are skipped, up to 8 whole-number codes under a name that is no magnitude are categorical, and
-    numbers or more than 20 distinct values make a value column; n/a is never a level; declared levels
+    numbers or more than 20 distinct values make a value column, but for marker strings (up to 100 repeated
+    free-text values, no file names); n/a is never a level; declared levels
     absent from the data count 0.
     """
     tasks: dict[str, dict] = {}

@@ -135,6 +135,21 @@ def test_the_project_page_lists_the_questions_with_answer_boxes(client, user, pr
     assert f'hx-get="/datasets/{project.pk}/tasks/bart/quality/"' in page
 
 
+def test_a_long_list_of_questions_starts_folded_with_its_count_in_view(project):
+    from django.template.loader import render_to_string
+
+    found = project_questions(project)
+
+    def panel(questions):
+        return render_to_string("annotations/datasets/partials/questions.html",
+                                {"t": {"task": {"name": "bart"}, "questions": questions}, "project": project})
+
+    assert panel(found).split(">", 1)[0].endswith(" open")  # a few questions: open
+    many = found * 3  # a column of marker strings asks one per marker
+    folded = panel(many)
+    assert not folded.split(">", 1)[0].endswith(" open") and f'id="questions-count-bart">{len(many)}<' in folded
+
+
 def test_answering_on_the_page_swaps_the_question_in_place(client, user, project, settings):
     settings.TASKS = DUMMY_TASKS
     client.force_login(user)

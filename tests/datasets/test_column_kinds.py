@@ -85,3 +85,22 @@ def test_magnitude_names():
 def test_a_made_up_description_keeps_a_numbers_sign():
     task = _task("onset\tduration\trespcat\n1\tn/a\t-1\n2\tn/a\t1\n3\tn/a\t0\n")
     assert [lv.description for lv in task.column("respcat").levels] == ["respcat: -1", "respcat: 1", "respcat: 0"]
+
+
+def test_marker_strings_are_categorical_when_bounded_and_file_names_stay_values():
+    markers = {f"Trial Start: No.{n}-angle:{n % 3}": 2 for n in range(40)}
+    assert detected_kind("value", list(markers)) == "value"  # without the counts: too many to be codes
+    assert detected_kind("value", list(markers), counts=markers) == "categorical"
+    files = {f"stim/face {n}.bmp": 2 for n in range(40)}
+    assert detected_kind("stim_file", list(files), counts=files) == "value"  # a Pathname/# column
+    many = {f"Trial Start: No.{n}": 2 for n in range(150)}
+    assert detected_kind("value", list(many), counts=many) == "value"
+
+
+def test_an_events_column_of_marker_strings_gets_levels_read_as_words():
+    rows = "".join(f"{i}.0\tn/a\t{'KeyA pressed' if i % 2 else f'Trial Start: No.{i // 2}'}\n" for i in range(60))
+    column = _task(f"onset\tduration\tvalue\n{rows}").column("value")
+    assert column.kind == "categorical" and len(column.levels) == 31
+    assert column.level("Trial Start: No.7").description == "Trial start, number 7."
+    pressed = column.level("KeyA pressed")
+    assert pressed.description == "Key a pressed." and pressed.needs_description
