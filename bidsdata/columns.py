@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from bidsdata.markers import is_marker_column
+from bidsdata.numbers import is_integer, is_number
 
 ColumnKind = Literal["categorical", "value", "skip"]
 
@@ -41,18 +42,6 @@ def made_up_description(column: str, value: str) -> str:
     """A level's description from the names alone: ``event_type``/``show_face`` -> "event type: show face"; a
     number stays as written (``respcat``/``-1`` -> "respcat: -1", not "respcat: 1")."""
     return f"{humanize(column)}: {value if is_number(value) else humanize(value)}"
-
-
-def is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def is_integer(text: str) -> bool:
-    return text.lstrip("+-").isdigit()
 
 
 def is_magnitude(name: str) -> bool:

@@ -29,10 +29,10 @@ from bidsdata.archive import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX, DatasetError,
 from bidsdata.columns import MAX_LEVELS as MAX_LEVELS
 from bidsdata.columns import MIN_COUNTER_VALUES, ColumnKind, detected_kind, is_marker_levels, made_up_description
 from bidsdata.columns import humanize as humanize
-from bidsdata.columns import is_number as is_number
 from bidsdata.context import TaskContext, task_context
 from bidsdata.limits import LimitExceeded, UploadLimits
 from bidsdata.markers import marker_description
+from bidsdata.numbers import is_number as is_number
 from bidsdata.tsv import NA_VALUES, SKIP_COLUMNS, TableScan
 
 logger = logging.getLogger(__name__)

@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from bidsdata.numbers import is_number
+
 logger = logging.getLogger(__name__)
 
 MAX_MARKER_LEVELS = 100
@@ -81,18 +83,10 @@ UNITS = {"ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds": "ms", "s
          "degrees": "degree"}
 
 
-def _is_number(text: str) -> bool:  # columns.is_number; columns imports this module
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def is_marker_text(value: str) -> bool:
     """Whether *value* is free text no HED value template can hold: words with spaces, commas, colons..."""
     text = value.strip()
-    return bool(text) and not _is_number(text) and bool(_FREE_TEXT.search(text)) and not is_file_name(text)
+    return bool(text) and not is_number(text) and bool(_FREE_TEXT.search(text)) and not is_file_name(text)
 
 
 def is_file_name(value: str) -> bool:
@@ -108,7 +102,7 @@ def is_marker_column(counts: Mapping[str, int]) -> bool:
     values = [v for v in counts if v.strip()]
     if not values or len(values) > MAX_MARKER_LEVELS:
         return False
-    if any(is_file_name(v) for v in values) or all(_is_number(v) for v in values):
+    if any(is_file_name(v) for v in values) or all(is_number(v) for v in values):
         return False
     free = sum(1 for v in values if is_marker_text(v))
     rows = sum(counts[v] for v in values)

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from bidsdata.columns import is_number
 from bidsdata.errors import DatasetError
 from bidsdata.limits import LimitExceeded, UploadLimits
+from bidsdata.numbers import is_number
 
 SKIP_COLUMNS = ("onset", "duration", "sample", "HED", "HED_assembled")
 """Columns that never get HED per value: timing and sample positions, and HED columns themselves."""
