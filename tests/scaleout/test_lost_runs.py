@@ -11,9 +11,10 @@ from tests.scaleout.cluster import cluster, poll
 
 pytestmark = pytest.mark.scaleout
 
-# Enough runs that both workers are still busy when the slower one has warmed up (on a loaded machine
-# one worker's schema warm-up can outlast six runs of the other, and the test then never saw both mid-run).
-RUNS = 12
+# Enough runs that both workers are still busy when the slower one has warmed up: on a loaded machine one
+# worker's warm-up (Django, hedtools, the schema) has outlasted twelve runs of the other, and the test then
+# never saw both mid-run.
+RUNS = 30
 
 CREATE_RUNS = f"""
 from django.db import transaction
