@@ -2,7 +2,9 @@
 
 Each level is annotated alone (a run per level, reviewed per level); this is where they become one
 sidecar: columns get roles (:mod:`.roles`), start/end codes become Onset/Offset and factors
-Condition-variable definitions (:mod:`.definitions`), modifier columns lose event types of their own,
+Condition-variable definitions (:mod:`.definitions`), screen displays that replace one another the Onset of
+what each shows and the Offset of the one before (:mod:`.displays`), marker strings' numbers tag values
+(:mod:`.markers`), modifier columns lose event types of their own,
 each event is one completed group (:mod:`.events`), columns that describe an event are nested into it with
 ``{column}``, and levels of a column are told apart (:mod:`.distinct`). The levels' own annotations are
 never changed; what the sidecar does differently is reported in the notes.
