@@ -83,15 +83,15 @@ def _study(context: ColumnContext) -> str:
     return f"The study (its README):\n{clip(context.readme, README_CHARS)}\n\n" if context.readme.strip() else ""
 
 
+def _labelled(fields: Sequence[tuple[str, str, int]], end: str) -> str:
+    """``Label: text`` lines for the fields that say something, each clipped to its limit."""
+    lines = [f"{label}: {clip(text, limit)}" for label, text, limit in fields if text.strip()]
+    return "\n".join(lines) + end if lines else ""
+
+
 def _task(context: ColumnContext) -> str:
-    parts = []
-    if context.task_name.strip():
-        parts.append(f"Task: {clip(context.task_name, 200)}")
-    if context.task_description.strip():
-        parts.append(f"Task description: {clip(context.task_description, TASK_CHARS)}")
-    if context.instructions.strip():
-        parts.append(f"Instructions to the participants: {clip(context.instructions, TASK_CHARS)}")
-    return "\n".join(parts) + "\n\n" if parts else ""
+    return _labelled([("Task", context.task_name, 200), ("Task description", context.task_description, TASK_CHARS),
+                      ("Instructions to the participants", context.instructions, TASK_CHARS)], "\n\n")
 
 
 def _other_columns(context: ColumnContext) -> str:
@@ -111,14 +111,8 @@ def _other_columns(context: ColumnContext) -> str:
 
 
 def _column_details(context: ColumnContext) -> str:
-    lines = []
-    if context.long_name.strip():
-        lines.append(f"Long name: {clip(context.long_name, 200)}")
-    if context.description.strip():
-        lines.append(f"Description: {clip(context.description, 400)}")
-    if context.units.strip():
-        lines.append(f"Units: {clip(context.units, 40)}")
-    return "\n".join(lines) + "\n" if lines else ""
+    return _labelled([("Long name", context.long_name, 200), ("Description", context.description, 400),
+                      ("Units", context.units, 40)], "\n")
 
 
 def _level_line(level: ColumnLevel) -> str:
