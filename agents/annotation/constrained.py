@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,6 +101,17 @@ def tag_forms(tags: Iterable[TagInfo], vocabulary: Vocabulary) -> list[TagForm]:
         else:
             forms.append(TagForm(info.name, _NAME))
     return forms
+
+
+def tag_lines(forms: list[TagForm], infos: dict[str, TagInfo], meaning: Callable[[str], str]) -> str:
+    """The vocabulary slice as the prompt lists it: each tag's form, its parent and its meaning (as *meaning*
+    shortens the schema's description)."""
+    lines = []
+    for form in forms:
+        info = infos[form.name]
+        parent = f" [{info.parent}]" if info.parent else ""
+        lines.append(f"{form.label}{parent}: {meaning(info.description)}")
+    return "\n".join(lines)
 
 
 class StructuredOutput:

@@ -14,7 +14,7 @@ import json
 import re
 from pathlib import Path
 
-from agents.annotation.constrained import MODES, StructuredOutput, TagForm, tag_forms
+from agents.annotation.constrained import MODES, StructuredOutput, TagForm, tag_forms, tag_lines
 from agents.annotation.parse import parse_annotation
 from agents.annotation.structure import structure_of
 from agents.llm.base import ChatModel, Message, constraint_of
@@ -78,15 +78,6 @@ def vocabulary_slice(state: AnnotationState, text: str) -> tuple[list[TagForm], 
                 infos.append(info)
                 known.add(info.name)
     return tag_forms(infos, vocabulary), {i.name: i for i in infos}
-
-
-def _slice_lines(forms: list[TagForm], infos: dict[str, TagInfo]) -> str:
-    lines = []
-    for form in forms:
-        info = infos[form.name]
-        parent = f" [{info.parent}]" if info.parent else ""
-        lines.append(f"{form.label}{parent}: {_first_sentence(info.description)}")
-    return "\n".join(lines)
 
 
 def _issue_line(issue: ValidationIssue) -> str:
@@ -154,7 +145,7 @@ def build_messages(state: AnnotationState, text: str, *, structured: bool = Fals
         forms, infos = vocabulary_slice(state, text)
     options = state.options
     system = system_prompt(options.schema_version, options.no_extend, structured)
-    user = _template("user.txt").format(vocabulary=_slice_lines(forms, infos), description=text,
+    user = _template("user.txt").format(vocabulary=tag_lines(forms, infos, _first_sentence), description=text,
                                         memory=_memory_block(state, structured), events=_events_block(state),
                                         feedback=_feedback_block(state))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

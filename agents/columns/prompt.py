@@ -11,7 +11,7 @@ import functools
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.annotation.constrained import TagForm, tag_forms
+from agents.annotation.constrained import TagForm, tag_forms, tag_lines
 from agents.columns.context import ColumnContext, ColumnLevel
 from agents.llm.base import Message
 from agents.offline.lexicon import candidate_tags
@@ -70,13 +70,8 @@ def vocabulary_slice(context: ColumnContext, targets: Sequence[ColumnLevel],
     return tag_forms(chosen, vocabulary), {i.name: i for i in chosen}
 
 
-def _slice_lines(forms: list[TagForm], infos: dict[str, TagInfo]) -> str:
-    lines = []
-    for form in forms:
-        info = infos[form.name]
-        parent = f" [{info.parent}]" if info.parent else ""
-        lines.append(f"{form.label}{parent}: {clip(info.description, _MEANING_CHARS)}")
-    return "\n".join(lines)
+def _meaning(description: str) -> str:
+    return clip(description, _MEANING_CHARS)
 
 
 def _study(context: ColumnContext) -> str:
@@ -148,7 +143,7 @@ def build_messages(context: ColumnContext, targets: Sequence[ColumnLevel], *, sc
     user = _template("user.txt").format(
         study=_study(context), task=_task(context), other_columns=_other_columns(context),
         column=context.column, column_details=_column_details(context), levels=_levels(context, targets),
-        annotated=_annotated(context), vocabulary=_slice_lines(forms, infos), count=len(targets),
+        annotated=_annotated(context), vocabulary=tag_lines(forms, infos, _meaning), count=len(targets),
         targets=", ".join(level.value for level in targets))
     return [{"role": "system", "content": system_prompt(schema_version, no_extend, structured)},
             {"role": "user", "content": user.strip()}]
