@@ -19,7 +19,7 @@ setup: $(VENV)/.installed
 run: export DJANGO_DEBUG ?= true
 run: setup
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py bootstrap_local
+	$(PY) manage.py bootstrap_local --url http://$(HOST):$(PORT)/
 	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) hedit_site.asgi:application
 
 test: setup

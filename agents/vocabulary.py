@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import math
 import re
 import threading
 import time
@@ -18,12 +19,16 @@ from typing import TYPE_CHECKING
 from agents.schema import DEFAULT_SCHEMA_VERSION, check_version, get_schema
 
 if TYPE_CHECKING:
-    from hed.schema import HedSchema
+    from hed.schema import HedSchema, HedSchemaGroup
 
 logger = logging.getLogger(__name__)
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _WORD = re.compile(r"[a-z0-9]+")
+
+LIBRARY_CANDIDATES = 8  # library tags a prompt's slice offers for one text
+_MIN_DESCRIPTION_WORD = 4  # shorter words of a description ("the", "of") say nothing about the tag
+_DESCRIPTION_WEIGHT = 0.5  # a description's words count for less than the name's
 
 # Tags an annotation of almost any event may need; offered to the LLM whatever the text says.
 ALWAYS_USEFUL: tuple[str, ...] = (
@@ -57,10 +62,17 @@ class TagInfo:
     units: tuple[str, ...]
     default_unit: str | None
     extension_allowed: bool
+    library: str = ""  # the library schema the tag comes from ("score"); "" for the standard schema
+    prefix: str = ""  # the HEDVersion prefix its names carry ("sc:"), "" for none
 
     def lineage(self) -> tuple[str, ...]:
-        """Short names of the ancestors, root first (the long name's path minus the tag itself)."""
-        return tuple(self.long_name.split("/")[:-1])
+        """Short names of the ancestors (without the prefix), root first (the long name's path minus the tag)."""
+        return tuple(self.long_name.removeprefix(self.prefix).split("/")[:-1])
+
+    @property
+    def bare_name(self) -> str:
+        """The short name without its prefix: what the tag's words are read from."""
+        return self.name.removeprefix(self.prefix)
 
 
 def name_words(name: str) -> tuple[str, ...]:
@@ -71,35 +83,52 @@ def name_words(name: str) -> tuple[str, ...]:
 class Vocabulary:
     """All tags of one schema version, with the lookups the agents need."""
 
-    def __init__(self, schema: HedSchema, version: str) -> None:
+    def __init__(self, schema: HedSchema | HedSchemaGroup, version: str) -> None:
         self.version = version
         self._tags: dict[str, TagInfo] = {}  # lower short name -> info
         self._by_long: dict[str, TagInfo] = {}  # lower long name -> info
         self._deprecated: set[str] = set()
         self._units: dict[str, frozenset[str]] = {}  # unit class -> every accepted spelling
         self._words: dict[str, list[str]] = {}  # name word -> lower short names containing it
+        # Library tags by the words of their names and of the schema's descriptions of them: a library's
+        # names are clinical terms a description often paraphrases, so the descriptions are searched too.
+        self._library_words: dict[str, dict[str, float]] = {}  # word -> {lower short name: weight}
         self._build(schema)
 
     # --- construction -------------------------------------------------------------------
-    def _build(self, schema: HedSchema) -> None:
-        for uc_name, uc in schema.unit_classes.items():
-            derived = getattr(uc, "derivative_units", None) or uc.units
-            self._units[uc_name] = frozenset(derived)
-        for entry in schema.tags.values():
-            if entry.name.endswith("#"):
-                continue
-            info = self._make_info(schema, entry)
-            key = info.name.lower()
-            self._tags[key] = info
-            self._by_long[info.long_name.lower()] = info
-            if entry.has_attribute("deprecatedFrom"):
-                self._deprecated.add(key)
-                continue
-            for word in set(name_words(info.name)):
-                self._words.setdefault(word, []).append(key)
+    def _build(self, group: HedSchema | HedSchemaGroup) -> None:
+        # A version listing prefixed libraries loads as a group: one schema per prefix, whose tags are
+        # written with it ("sc:Tag"); a partnered library is one schema whose own tags say inLibrary.
+        for prefix in group.valid_prefixes:
+            schema = group.schema_for_namespace(prefix)
+            for uc_name, uc in schema.unit_classes.items():
+                derived = getattr(uc, "derivative_units", None) or uc.units
+                self._units[uc_name] = self._units.get(uc_name, frozenset()) | frozenset(derived)
+            for entry in schema.tags.values():
+                if entry.name.endswith("#"):
+                    continue
+                info = self._make_info(schema, entry, prefix)
+                key = info.name.lower()
+                self._tags[key] = info
+                self._by_long[info.long_name.lower()] = info
+                if entry.has_attribute("deprecatedFrom"):
+                    self._deprecated.add(key)
+                    continue
+                for word in set(name_words(info.bare_name)):
+                    self._words.setdefault(word, []).append(key)
+                if info.library:
+                    self._index_library_tag(key, info)
+
+    def _index_library_tag(self, key: str, info: TagInfo) -> None:
+        described = {w for w in _WORD.findall(info.description.lower()) if len(w) >= _MIN_DESCRIPTION_WORD}
+        named = set(name_words(info.bare_name))
+        for word in described - named:
+            self._library_words.setdefault(word, {})[key] = _DESCRIPTION_WEIGHT / max(len(described), 1)
+        for word in named:
+            self._library_words.setdefault(word, {})[key] = 1.0 / len(named)
 
     @staticmethod
-    def _make_info(schema: HedSchema, entry: object) -> TagInfo:
+    def _make_info(schema: HedSchema, entry: object, prefix: str = "") -> TagInfo:
         child = entry.takes_value_child_entry
         unit_classes: tuple[str, ...] = ()
         value_classes: tuple[str, ...] = ()
@@ -112,11 +141,14 @@ class Vocabulary:
                 units.extend(uc.units)
                 default_unit = default_unit or uc.attributes.get("defaultUnits")
         parent = entry.parent
+        # A standalone (unpartnered) library has no inLibrary marks: all of its tags are the library's.
+        library = entry.attributes.get("inLibrary") or ("" if schema.with_standard or not schema.library
+                                                        else schema.library)
         return TagInfo(
-            name=entry.short_tag_name,
-            long_name=entry.long_tag_name,
+            name=prefix + entry.short_tag_name,
+            long_name=prefix + entry.long_tag_name,
             description=entry.description or "",
-            parent=parent.short_tag_name if parent is not None else None,
+            parent=prefix + parent.short_tag_name if parent is not None else None,
             takes_value=child is not None,
             value_classes=value_classes,
             unit_classes=unit_classes,
@@ -124,6 +156,8 @@ class Vocabulary:
             default_unit=default_unit,
             # Value-taking tags cannot be extended: the child slot is the value.
             extension_allowed=bool(entry.has_attribute("extensionAllowed")) and child is None,
+            library=str(library or ""),
+            prefix=prefix,
         )
 
     # --- lookups ------------------------------------------------------------------------
@@ -138,8 +172,12 @@ class Vocabulary:
         if lowered in self._by_long:
             return self._by_long[lowered]
         parts = lowered.split("/")
+        prefix = ""
+        if ":" in parts[0]:  # "sc:Artifact/Biological-artifact": the prefix names every part's namespace
+            head, _, parts[0] = parts[0].rpartition(":")
+            prefix = head + ":"
         for i in range(len(parts), 0, -1):
-            info = self._tags.get(parts[i - 1])
+            info = self._tags.get(prefix + parts[i - 1])
             if info is None or not info.long_name.lower().endswith("/".join(parts[:i])):
                 continue
             rest = parts[i:]
@@ -219,6 +257,7 @@ class Vocabulary:
                     chosen.setdefault(info.name.lower(), info)
 
         add(first)
+        add(self.library_candidates(text))
         add(ALWAYS_USEFUL)
         scored: dict[str, float] = {}
         for word in set(_WORD.findall(text.lower())):
@@ -231,13 +270,25 @@ class Vocabulary:
         return list(chosen.values())[:limit]
 
 
+    def library_candidates(self, text: str, limit: int = LIBRARY_CANDIDATES) -> list[str]:
+        """Library tags whose names (first) and descriptions share words with *text*, best first."""
+        scored: dict[str, float] = {}
+        for word in set(_WORD.findall(text.lower())):
+            found = self._library_words.get(word, {})
+            rarity = 1.0 / (1.0 + math.log(len(found))) if found else 0.0  # "recording" says less than "blink"
+            for key, weight in found.items():
+                scored[key] = scored.get(key, 0.0) + weight * rarity
+        ranked = sorted(((s, k) for k, s in scored.items() if k not in self._deprecated), key=lambda p: (-p[0], p[1]))
+        return [self._tags[k].name for _, k in ranked[:limit]]
+
+
 _cache: dict[str, Vocabulary] = {}
 _lock = threading.Lock()
 
 
-def get_vocabulary(version: str = DEFAULT_SCHEMA_VERSION) -> Vocabulary:
-    """The vocabulary of *version*, built once per process and shared by every thread."""
-    check_version(version)
+def get_vocabulary(version: str | list[str] = DEFAULT_SCHEMA_VERSION) -> Vocabulary:
+    """The vocabulary of *version* (a HEDVersion, libraries included), built once per process and shared."""
+    version = check_version(version)
     vocab = _cache.get(version)
     if vocab is not None:
         return vocab

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from agents.annotation import annotate
@@ -84,7 +84,8 @@ def check_description(description: str, *, has_image: bool = False) -> str:
 
 
 def check_options(options: WorkflowOptions) -> WorkflowOptions:
-    check_version(options.schema_version)
+    # One spelling per schema (a list's entries comma-joined, spaces gone), so caches and stored runs agree.
+    options = replace(options, schema_version=check_version(options.schema_version))
     if not 1 <= options.max_validation_attempts <= 10:
         raise InvalidInput("max validation attempts must be between 1 and 10", "max_validation_attempts")
     if not 1 <= options.max_total_iterations <= 20:

@@ -18,7 +18,8 @@ from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import Group, Permission
 from django.db.models import Q
 
-from annotations.models import AnnotationSession, SessionStatus
+from annotations.errors import Forbidden
+from annotations.models import AnnotationSession, DatasetProject, SessionStatus
 
 REVIEWER_GROUP = "reviewers"
 
@@ -55,7 +56,8 @@ def can_see_all(user: Any) -> bool:
 
 
 def may_see(user: Any, session: AnnotationSession) -> bool:
-    """A run is seen by its owner and by those who see all (``selectors.visible_sessions`` as a query)."""
+    """A run is seen by its owner and by those who see all (``selectors.visible_sessions`` as a query). A run of
+    a project's level is the project owner's (:func:`level_run_owner`), whoever started it."""
     return owns(user, session) or can_see_all(user)
 
 
@@ -85,6 +87,49 @@ def may_request_review(user: Any, session: AnnotationSession) -> bool:
 def may_cancel(user: Any, session: AnnotationSession) -> bool:
     """Reviewers may watch anyone's run, but only its owner (or staff) may stop it, while it runs."""
     return not session.is_finished and (session.user_id == user.pk or user.is_staff)
+
+
+# --- dataset projects: reviewers see and review; only the owner (and staff) change or run them ---------
+
+EDIT_PROJECT_REFUSED = ("Only the owner of this dataset project can change its descriptions and columns, answer "
+                        "its questions or start its runs; reviewers rate, accept and correct its annotations.")
+
+
+def can_edit_project(user: Any, project: DatasetProject) -> bool:
+    """The owner (and staff) edit the inventory, answer questions and start jobs. Seeing every project
+    (``can_see_all_projects``) is not editing it: a reviewer's edits and runs would land in someone else's work."""
+    if not signed_in(user):
+        return False
+    return bool(user.is_staff or user.is_superuser) or (project.user_id is not None and project.user_id == user.pk)
+
+
+def check_edit_project(user: Any, project: DatasetProject) -> None:
+    """Raise :class:`Forbidden` (403) unless *user* may edit *project*. ``None`` is the command line, which
+    acts for the owner (it reads the database directly anyway)."""
+    if user is not None and not can_edit_project(user, project):
+        raise Forbidden(EDIT_PROJECT_REFUSED)
+
+
+def project_of_run(session: AnnotationSession) -> DatasetProject | None:
+    """The project whose level *session* annotates (one query), or None for a run of its own."""
+    if session.dataset_level_id is None:
+        return None
+    return DatasetProject.objects.filter(tasks__columns__levels=session.dataset_level_id).first()
+
+
+def can_rerun(user: Any, session: AnnotationSession) -> bool:
+    """Anyone who sees a run may re-run it as a run of their own, except a run of a project's level: that
+    starts a run of the project, which only its owner (and staff) may (:func:`can_edit_project`)."""
+    project = project_of_run(session)
+    return signed_in(user) and (project is None or can_edit_project(user, project))
+
+
+def level_run_owner(user: Any, project: DatasetProject) -> Any:
+    """Whose a run of *project*'s level is: its owner's, whoever started it, so she sees and reviews every run
+    of her project; a project without an owner (imported on the command line) gives it to the starter."""
+    if project.user_id is not None:
+        return project.user
+    return user if signed_in(user) else None
 
 
 # --- the machinery: the group's permissions, and answering has_perm in one query ---------------

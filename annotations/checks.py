@@ -40,3 +40,21 @@ def check_llm_constraint(app_configs: Any = None, **kwargs: Any) -> list[Error]:
         return []
     return [Error(f"HEDIT_LLM_CONSTRAINT must be none, json_schema, llama_cpp or auto, not {value!r}",
                   id="annotations.E003")]
+
+
+MIN_POOL_SIZE = 3
+"""A worker's connections at once: its task's thread (a dataset job's runs and validation all use that one),
+its sweeper, and a lease heartbeat, which borrows one for a moment and gives it back."""
+
+
+@register()
+def check_database_pool(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """``DATABASE_POOL_SIZE``, when set, leaves a worker the connections it takes at once."""
+    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
+    size = pool.get("max_size") if isinstance(pool, dict) else None
+    if size is None or size >= MIN_POOL_SIZE:
+        return []
+    return [Error(f"DATABASE_POOL_SIZE must be at least {MIN_POOL_SIZE}, not {size}: a worker's task, its sweeper "
+                  "and a lease heartbeat each take a connection at once",
+                  hint="Unset it (no pool) or raise it; see the README's Configuration section.",
+                  id="annotations.E004")]

@@ -5,8 +5,11 @@ Two windows, one for each kind of cost:
 - **Runs and dataset levels** (``HEDIT_RUN_RATE``, default 60/hour; ``HEDIT_DATASET_RATE``, default
   2000/day levels) are counted in the database over a sliding window, so every web process and worker
   sees the same count. The annotate form, Re-run and the REST API call :func:`check_run_quota` before
-  they store a run; a dataset job calls :func:`check_level_quota` for all its levels before it stores
-  any. Dataset levels never use up the run quota, nor single runs the dataset quota.
+  they store a run; a dataset job, a level's own run, an answered question and the Re-run of a level's
+  run call :func:`check_level_quota` for all their levels before they store any. Dataset levels never use
+  up the run quota, nor single runs the dataset quota. Both checks lock the user's row
+  (:func:`_hold_user_lock`) in the transaction that then stores the runs, so concurrent requests of one
+  user count one after the other and the quota holds exactly.
 - **Validation** (``HEDIT_VALIDATE_RATE``, default 60/minute) is counted per process in Django's cache
   over a fixed window (:func:`validation_wait`): it protects the CPU of the process that validates. The
   page and the API count separately (``scope``), at the same rate.
@@ -25,8 +28,11 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
+from django.db import transaction
+from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from annotations.errors import QuotaExceeded
@@ -89,11 +95,27 @@ def wait_text(seconds: int) -> str:
 # --- the database window: runs and dataset levels ----------------------------------------------
 
 
+def _hold_user_lock(user: Any) -> None:
+    """Lock *user*'s row until the caller's transaction ends.
+
+    Counting the window and storing the new runs must be one step: without it, concurrent requests each
+    count the same old total and all store (20 answers at once passed a 3/day limit). A second request of
+    the same user waits here until the first has committed its runs (or rolled back), then counts them.
+    The caller stores its runs in the same transaction; outside one the lock would end before the insert.
+    """
+    if transaction.get_autocommit():
+        raise TransactionManagementError("a quota is checked inside the transaction that stores the runs")
+    list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True))
+
+
 def check_run_quota(user: Any, count: int = 1) -> None:
-    """Raise :class:`QuotaExceeded` when *user* may not start *count* more single runs now."""
+    """Raise :class:`QuotaExceeded` when *user* may not start *count* more single runs now.
+
+    Call it inside the transaction that stores the runs (it locks the user's row until that ends)."""
     rate = run_rate()
     if rate is None or not _counted(user):
         return
+    _hold_user_lock(user)
     since = timezone.now() - timedelta(seconds=rate.seconds)
     recent = AnnotationSession.objects.filter(user=user, created_at__gte=since, dataset_level__isnull=True)
     used = recent.count()
@@ -114,15 +136,18 @@ def check_level_quota(user: Any, count: int) -> None:
     """Raise :class:`QuotaExceeded` when annotating *count* more dataset levels would pass ``HEDIT_DATASET_RATE``.
 
     A dataset holds far more levels than anyone types descriptions, so its runs are not counted against
-    ``HEDIT_RUN_RATE``, and a large job never blocks a user's single runs.
+    ``HEDIT_RUN_RATE``, and a large job never blocks a user's single runs. Call it inside the transaction
+    that stores the runs, for the user who will own them (the window counts that user's rows).
     """
     rate = rate_of("HEDIT_DATASET_RATE")
     if rate is None or count == 0 or not _counted(user):
         return
+    _hold_user_lock(user)
     since = timezone.now() - timedelta(seconds=rate.seconds)
     used = AnnotationSession.objects.filter(user=user, dataset_level__isnull=False, created_at__gte=since).count()
     if used + count > rate.limit:
-        raise QuotaExceeded(f"Annotating {count} levels would pass the dataset limit of {rate.label} "
+        levels = "1 level" if count == 1 else f"{count} levels"
+        raise QuotaExceeded(f"Annotating {levels} would pass the dataset limit of {rate.label} "
                             f"(HEDIT_DATASET_RATE); {max(0, rate.limit - used)} remain now.",
                             retry_after=rate.seconds)
 

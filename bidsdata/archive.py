@@ -25,6 +25,7 @@ import io
 import json
 import logging
 import os
+import posixpath
 import re
 import stat
 import zipfile
@@ -132,7 +133,8 @@ def is_context(path: str) -> bool:
 
 def check_member_name(name: str) -> str:
     """Refuse a member path that could escape the dataset root or break a download's header; return it
-    without a trailing slash."""
+    normalised (``sub-01/./x`` and ``sub-01//x`` are ``sub-01/x``; no trailing slash; ``""`` for the root), so
+    one file has one name whichever way the archive spells it."""
     if "\\" in name:
         raise DatasetError("backslash in path (not a portable zip path)", path=_shown(name))
     if name.startswith("/") or _DRIVE.match(name):
@@ -142,7 +144,8 @@ def check_member_name(name: str) -> str:
     if _UNSAFE_NAME.search(name):
         # A file name ends up in Content-Disposition headers and in pages: no quotes, no control characters.
         raise DatasetError("control character or quote in file name", path=_shown(name))
-    return name.rstrip("/")
+    normal = posixpath.normpath(name) if name.strip("/") else ""
+    return "" if normal == "." else normal
 
 
 def _shown(name: str) -> str:
@@ -166,10 +169,17 @@ class _Collector:
         self.texts: dict[str, str] = {}
         self.context: dict[str, str] = {}
         self.total = 0
+        self._names: set[str] = set()
+
+    def _first(self, path: str) -> None:
+        """Refuse a second file of *path*'s name, letter case aside: a dataset copied to a case-insensitive
+        disk (or a lab's Windows share) would hold one of the two, so which one is meant cannot be told."""
+        if path.casefold() in self._names:
+            raise DatasetError("the same file appears twice (names compared without letter case)", path=path)
+        self._names.add(path.casefold())
 
     def add(self, path: str, data: bytes) -> None:
-        if path in self.texts:
-            raise DatasetError("the same file appears twice", path=path)
+        self._first(path)
         self.total += len(data)
         if self.total > self.limits.max_expanded_bytes:
             raise LimitExceeded(f"the kept files expand to over {self.limits.max_expanded_bytes:,} bytes",
@@ -184,8 +194,7 @@ class _Collector:
 
     def add_context(self, path: str, data: bytes, *, cut: bool) -> None:
         """A README or task file, *data* being at most :data:`MAX_CONTEXT_BYTES` of it (*cut*: there was more)."""
-        if path in self.context:
-            raise DatasetError("the same file appears twice", path=path)
+        self._first(path)
         self.total += len(data)
         if self.total > self.limits.max_expanded_bytes:
             raise LimitExceeded(f"the kept files expand to over {self.limits.max_expanded_bytes:,} bytes",
@@ -262,9 +271,11 @@ def _check_directory(infos: list[zipfile.ZipInfo], size: int, name: str, limits:
         member = check_member_name(info.filename)
         if is_symlink(info):
             raise DatasetError("symbolic link entries are not allowed", path=member)
-        if member in seen and not info.is_dir():
-            raise DatasetError("the archive holds two entries with this name", path=member)
-        seen.add(member)
+        # Compared normalised and case-folded: sub-01/./x, sub-01//x and SUB-01/x are all one sub-01/x.
+        if member.casefold() in seen and not info.is_dir():
+            raise DatasetError("the archive holds two entries with this name (letter case and ./ aside)",
+                               path=member)
+        seen.add(member.casefold())
         declared += info.file_size
         if member.endswith(".json") and is_relevant(member) and info.file_size > limits.max_sidecar_bytes:
             raise LimitExceeded(f"JSON file of {info.file_size:,} bytes", "max_sidecar_bytes",
@@ -302,7 +313,7 @@ def read_zip(source: str | os.PathLike[str] | IO[bytes], *, name: str = "upload.
         infos = archive.infolist()
         _check_directory(infos, size, name, limits)
         for info in infos:
-            member = info.filename.rstrip("/")
+            member = check_member_name(info.filename)  # normalised as the directory check saw it
             context = is_context(member)
             if info.is_dir() or not (context or is_relevant(member)):
                 continue

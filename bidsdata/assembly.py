@@ -19,15 +19,14 @@ them.
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agents.hedstring import parse_groups, top_level_items
+from bidsdata import tsv
 
 if TYPE_CHECKING:
     from hed.models import HedGroup
@@ -46,6 +45,7 @@ class DroppedTags:
     items: tuple[str, ...]
     redundant: bool = False  # every item was given by another column: the level has no HED of its own
     reason: str = ""
+    fix: str = ""  # what the lab must change in its data for the level to keep its HED ("" where nothing)
 
 
 def _canonical(node: Any) -> str:
@@ -77,12 +77,7 @@ def column_order(columns: Iterable[str]) -> list[str]:
 def _events(events: Mapping[str, str]) -> Iterable[list[dict[str, str]]]:
     """The rows hedtools assembles into one event: those of a file with the same onset, in file order."""
     for text in events.values():
-        by_onset: dict[str, list[dict[str, str]]] = {}
-        for n, row in enumerate(csv.DictReader(io.StringIO(text), delimiter="\t")):
-            # hedtools reads a row without an onset as an event of its own (it only warns), never as one instant
-            onset = (row.get("onset") or "").strip()
-            by_onset.setdefault(f"row {n}" if onset in ("", "n/a") else onset, []).append(row)
-        yield from by_onset.values()
+        yield from tsv.by_onset(tsv.records(text))
 
 
 Forms = dict[tuple[str, str], list[str]]
@@ -177,7 +172,7 @@ def usable_templates(annotations: Mapping[str, Mapping[str, str] | str],
         for row in rows:
             for column in templates:
                 value = row.get(column)
-                if column in reasons or value in (None, "", "n/a"):
+                if column in reasons or tsv.is_na(value):
                     continue
                 if _NOT_IN_VALUES.search(value):
                     reasons[column] = f"its values hold characters a HED value cannot (such as {value!r})"
@@ -281,7 +276,7 @@ def single_event_type(annotations: Mapping[str, Mapping[str, str] | str], events
         for row in rows:
             for c in order:
                 value = row.get(c)
-                if value in (None, "", "n/a"):
+                if tsv.is_na(value):
                     continue
                 if c in templates:
                     if c in template_typed:

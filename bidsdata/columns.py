@@ -3,7 +3,7 @@
 ``skip`` for bookkeeping (sample positions; trial and event counters, named as such or counting up by one
 within each file), ``categorical`` for codes (text with few values, or few whole numbers under a name that
 is no magnitude: ``response`` 1/2, ``value`` 11/12) and for free-text marker strings few enough to ask about
-(``Trial Start: No.9-angle:60``: see :mod:`bidsdata.markers`), ``value`` for magnitudes and other numbers,
+(``Block Begin: Nr.4-tilt:30``: see :mod:`bidsdata.markers`), ``value`` for magnitudes and other numbers,
 and for anything with too many distinct values to annotate one by one.
 """
 
@@ -39,7 +39,7 @@ def humanize(name: str) -> str:
 
 
 def made_up_description(column: str, value: str) -> str:
-    """A level's description from the names alone: ``event_type``/``show_face`` -> "event type: show face"; a
+    """A level's description from the names alone: ``event_type``/``show_star`` -> "event type: show star"; a
     number stays as written (``respcat``/``-1`` -> "respcat: -1", not "respcat: 1")."""
     return f"{humanize(column)}: {value if is_number(value) else humanize(value)}"
 
@@ -64,13 +64,32 @@ def is_bookkeeping(name: str, values: list[str], counter: bool) -> bool:
     return counter or (named and bool(values) and all(is_integer(v) for v in values))
 
 
+_ELECTRODE = r"(?:fp|af|fc|ft|cp|tp|po|f|c|t|p|o|a|m|n|i)(?:\d{1,2}|z)"
+_CHANNEL_TOKEN = re.compile(rf"^{_ELECTRODE}(?:-{_ELECTRODE})?$", re.IGNORECASE)
+CHANNEL_WORDS = frozenset({"chan", "chans", "channel", "channels", "electrode", "electrodes", "montage", "derivation",
+                           "lead", "leads"})
+"""Words naming a column of recording channels."""
+
+
+def is_channel_column(name: str, values: list[str]) -> bool:
+    """Whether a column lists recording channels (10-20 electrode names, bipolar pairs like ``Xx1-Yy2``, or
+    lists of them): a value each row carries as written, never levels to define one by one. Single names
+    (``O1``) count only under a name that says channels, since codes can look like them."""
+    lists = [v.replace(",", " ").split() for v in values if v.strip()]
+    if not lists or not all(_CHANNEL_TOKEN.match(t) for tokens in lists for t in tokens):
+        return False
+    named = bool(set(humanize(name).split()) & CHANNEL_WORDS)
+    paired = sum(1 for tokens in lists if len(tokens) > 1 or "-" in tokens[0]) * 2 > len(lists)
+    return named or paired
+
+
 def detected_kind(name: str, values: list[str], *, overflow: bool = False, counter: bool = False,
                   counts: Mapping[str, int] | None = None) -> ColumnKind:
     """The kind of a column its sidecar entry does not settle, from its name and its distinct *values*
     (*overflow*: it had more than were counted; *counts*: rows per value, to tell markers from notes)."""
     if is_bookkeeping(name, values, counter):
         return "skip"
-    if not values or overflow:
+    if not values or overflow or is_channel_column(name, values):
         return "value"
     if all(is_integer(v) for v in values) and len(values) <= MAX_CODE_LEVELS and not is_magnitude(name):
         return "categorical"  # codes: response 1/2, condition 0/1/2

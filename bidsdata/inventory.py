@@ -22,7 +22,7 @@ import logging
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 from bidsdata.archive import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX, DatasetError, DatasetFiles
@@ -33,6 +33,7 @@ from bidsdata.context import TaskContext, task_context
 from bidsdata.limits import LimitExceeded, UploadLimits
 from bidsdata.markers import marker_description
 from bidsdata.numbers import is_number as is_number
+from bidsdata.shapes import check_sidecar, declared_levels
 from bidsdata.tsv import NA_VALUES, SKIP_COLUMNS, TableScan
 
 logger = logging.getLogger(__name__)
@@ -142,37 +143,18 @@ def entities(path: str) -> dict[str, str]:
     return found
 
 
-def _standard_schema_file(version: str) -> Path:
-    import hed
-
-    data_dir = Path(hed.__file__).parent / "schema" / "schema_data"
-    rest = version.rpartition(":")[2]  # the prefix ("sc:") only names the namespace
-    library, _, number = rest.rpartition("_")
-    return data_dir / (f"HED_{library}_{number}.xml" if library else f"HED{number}.xml")
-
-
 def check_hed_version(version: str | list[str]) -> None:
     """Refuse a HEDVersion hedtools cannot load from its bundled schemas (no network at run time)."""
-    from hed.schema import load_schema_version
+    from agents.schema import UnknownSchemaVersion, check_version
 
-    if not isinstance(version, str | list):
+    if not isinstance(version, str | list) or not all(isinstance(v, str) for v in
+                                                      ([version] if isinstance(version, str) else version)):
         raise DatasetError(f"HEDVersion must be a version string or a list of them, not {version!r}",
                            path=DESCRIPTION_FILE)
-    versions = [version] if isinstance(version, str) else list(version)
-    if not versions or not all(isinstance(v, str) and v.strip() for v in versions):
-        raise DatasetError(f"HEDVersion must be a version string or a list of them, not {version!r}",
-                           path=DESCRIPTION_FILE)
-    for v in versions:
-        is_library = ":" in v or "_" in v
-        if not _standard_schema_file(v).is_file():
-            if is_library:
-                raise DatasetError(f"library schemas are not supported: {v} (not bundled with hedtools)",
-                                   path=DESCRIPTION_FILE)
-            raise DatasetError(f"unknown HED schema version {v}", path=DESCRIPTION_FILE)
     try:
-        load_schema_version(versions[0] if len(versions) == 1 else versions)
-    except Exception as exc:  # hedtools raises HedFileError and others for inconsistent combinations
-        raise DatasetError(f"HEDVersion {version!r} cannot be loaded: {exc}", path=DESCRIPTION_FILE) from None
+        check_version(version)
+    except UnknownSchemaVersion as exc:
+        raise DatasetError(f"HEDVersion: {exc}", path=DESCRIPTION_FILE) from None
 
 
 def read_hed_version(files: DatasetFiles) -> str | list[str] | None:
@@ -201,7 +183,7 @@ def _strip_hed(sidecar: dict[str, Any]) -> dict[str, Any]:
     return stripped
 
 
-def _task_sidecar(files: DatasetFiles, task: str) -> tuple[str, dict[str, Any]]:
+def _task_sidecar(files: DatasetFiles, task: str, *, hed: bool = True) -> tuple[str, dict[str, Any]]:
     """The sidecar name and content for a task, following BIDS inheritance.
 
     A root-level sidecar names the output (with its entities, e.g. ``task-X_acq-Y_events.json``); the
@@ -218,14 +200,11 @@ def _task_sidecar(files: DatasetFiles, task: str) -> tuple[str, dict[str, Any]]:
             logger.warning("task %s has several root sidecars %s; using %s", task, root, chosen)
     else:
         chosen, name = (candidates[0] if candidates else None), f"task-{task}{EVENTS_JSON_SUFFIX}"
-    content = files.json(chosen) if chosen else {}
-    if not isinstance(content, dict):
-        raise DatasetError("a sidecar must be a JSON object", path=chosen)
-    return name, content
+    return name, check_sidecar(files.json(chosen), chosen, hed=hed) if chosen else {}
 
 
 def _declared_levels(name: str, entry: dict[str, Any], hed: object, limits: UploadLimits, path: str | None) -> int:
-    declared = len(entry["Levels"]) if isinstance(entry.get("Levels"), dict) else 0
+    declared = len(declared_levels(entry))
     declared = max(declared, len(hed) if isinstance(hed, dict) else 0)
     if declared > limits.max_levels_per_column:
         raise LimitExceeded(f"column {name!r} declares {declared:,} levels", "max_levels_per_column",
@@ -236,10 +215,10 @@ def _declared_levels(name: str, entry: dict[str, Any], hed: object, limits: Uplo
 def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str], entry: dict[str, Any],
             use_hed: bool, *, counter: bool = False) -> ColumnInventory:
     counts = {str(v): int(c) for v, c in counted.items() if str(v) not in NA_VALUES}
-    sidecar_levels = entry.get("Levels") if isinstance(entry.get("Levels"), dict) else {}
+    sidecar_levels = declared_levels(entry)
     hed = entry.get("HED") if use_hed else None
-    description = entry.get("Description")
-    units = entry.get("Units")
+    description = entry.get("Description") if isinstance(entry.get("Description"), str) else None
+    units = entry.get("Units") if isinstance(entry.get("Units"), str) else None
     long_name = entry.get("LongName")
     column = ColumnInventory(name=name, kind="value", description=str(description or humanize(name)),
                              needs_description=not description, units=str(units) if units else None,
@@ -281,7 +260,7 @@ def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str]
 
 def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_existing_hed: bool,
                     limits: UploadLimits) -> TaskInventory:
-    sidecar_name, original = _task_sidecar(files, task)
+    sidecar_name, original = _task_sidecar(files, task, hed=not ignore_existing_hed)
     definition_keys = [key for key, entry in original.items()
                        if isinstance(entry, dict) and _DEFINITION.search(str(entry.get("HED", "")))]
     for key, entry in original.items():  # refused before any level is built, whatever the events hold

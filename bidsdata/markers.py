@@ -1,4 +1,4 @@
-"""Free-text marker strings (``Trial Start: No.9-angle:60-left``, ``WiimoteButtonB pressed``) read as words.
+"""Free-text marker strings (``Block Begin: Nr.4-tilt:30-up``, ``JoypadKeyX released``) read as words.
 
 Stimulus programs (EEGLAB, Presentation, PsychoPy, LSL) often write each event as one string: a few words,
 numbers and punctuation. A column of such strings has more distinct values than a code column, yet far fewer
@@ -9,7 +9,7 @@ values are that kind of text and their number is bounded (:func:`is_marker_colum
 Nobody said what a marker means, so each level's description is made up from its text read as words
 (:func:`marker_description`): camelCase and ``-``/``_``/``:`` split, a few abbreviations that mean the same
 in any experiment spelled out (``L``/``R``, ``stim``), and each number kept with the word that labels it
-(``angle:60`` -> "angle 60", ``No.9`` after ``Trial`` -> "trial number 9"). The meaning is a guess, so
+(``tilt:30`` -> "tilt 30", ``Nr.4`` after ``Block`` -> "block number 4"). The meaning is a guess, so
 each such level gets a question for the lab (:mod:`bidsdata.questions`). The per-level annotator drops bare
 numbers, so levels that differ only by a number would say the same; :func:`number_tags` gives each
 labelled number as the value of a tag that says what it is (``Experimental-trial/9``, ``Angle/60 degree``,
@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from agents import conventions
 from bidsdata.numbers import is_number
 
 logger = logging.getLogger(__name__)
@@ -43,44 +44,31 @@ _FREE_TEXT = re.compile(r"[^A-Za-z0-9_.\-]")  # a HED name holds none of these: 
 FILE_EXTENSIONS = frozenset({"bmp", "png", "jpg", "jpeg", "gif", "tif", "tiff", "svg", "webp", "wav", "mp3", "flac",
                              "ogg", "aiff", "aif", "mp4", "avi", "mov", "mkv", "webm", "mpg", "mpeg", "txt", "csv",
                              "tsv", "json", "mat", "edf", "html", "pdf"})
-# A sign, not a separator: "blue--1", "x: -3"; "walk-167" and "No.-07" are separators.
+# A sign, not a separator: "blue--1", "x: -3"; "hop-212" and "Nr.-05" are separators.
 _SIGN = re.compile(r"(?:(?<=^)|(?<=[\s\-:,;=(]))-(?=\d)")
 _TOKEN = re.compile(r"(?P<num>~?\d+(?:\.\d+)?)|(?P<word>[A-Za-z]+)|(?P<strong>[,;:=()])|(?P<weak>[\s\-_./]+)")
-# Abbreviations that mean the same in any experiment's markers; one-letter ones only as L and R alone.
-ABBREVIATIONS = {"l": "left", "r": "right", "stim": "stimulus", "resp": "response", "fb": "feedback",
-                 "fix": "fixation", "instr": "instruction", "vibro": "vibration", "warn": "warning",
-                 "btn": "button", "rt": "reaction time", "sub": "subject", "subj": "subject", "exp": "experiment",
-                 "base": "baseline", "cond": "condition", "corr": "correct", "incorr": "incorrect",
-                 "img": "image", "pic": "picture", "snd": "sound", "trl": "trial", "blk": "block"}
-# "No.9", "Nr 3": the number of the thing named before; "no" alone is the answer no ("FA:no").
+# "No.9", "Nr 3": the number of the thing named before; "no" alone is the answer no ("seen: no").
 # Number words after a name are numbers: "ButtonOne" is button 1, told apart from button 2 by the number.
 NUMBER_WORDS = {w: str(n) for n, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven",
                                                  "eight", "nine", "ten", "eleven", "twelve"))}
 _INDEX_WORDS = {"no": "number", "nr": "number", "num": "number", "number": "number", "idx": "index",
                 "index": "index"}
-_STRUCTURE = frozenset({"trial", "block", "run", "session", "baseline", "experiment", "sequence", "epoch",
-                        "segment", "practice", "training"})
-_CONTROL = frozenset({"pause", "resume", "start", "end", "begin", "stop", "break", "rest", "recording", "record",
-                      "sync", "synchronization", "calibration", "boundary", "quit", "abort", "continue"})
+_STRUCTURE = conventions.STRUCTURE
+_CONTROL = conventions.CONTROL | conventions.PAUSE | conventions.START | conventions.END
 # Words whose number is a known quantity, first found in the label wins; "{}" is the number.
 _VALUE_TAGS: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"trial"}), "Experimental-trial/{}"),
     (frozenset({"block"}), "Time-block/{}"),
-    (frozenset({"angle", "orientation", "rotation", "tilt", "deg", "degree", "degrees"}), "Angle/{}"),
-    (frozenset({"time", "reaction", "latency", "interval", "isi", "soa", "iti", "between", "delay", "wait",
-                "duration"}), "Time-interval/{}"),
-    (frozenset({"count", "total", "amount"}), "Item-count/{}"),
+    (conventions.ANGLE | {"degrees"}, "Angle/{}"),
+    (conventions.INTERVAL | {"time", "reaction"}, "Time-interval/{}"),
+    (conventions.COUNT, "Item-count/{}"),
     (frozenset({"age"}), "Age/{}"),
-    (frozenset({"frequency", "freq", "hz"}), "Frequency/{}"),
+    (conventions.FREQUENCY, "Frequency/{}"),
     (frozenset({"percent", "percentage", "pct"}), "Percentage/{}"),
     (frozenset({"subject", "participant"}), "(Experiment-participant, ID/{})"),
 )
-
-
-# Units written after a number ("512ms", "2 s"), as HED writes them.
-UNITS = {"ms": "ms", "msec": "ms", "millisecond": "ms", "milliseconds": "ms", "s": "s", "sec": "s", "secs": "s",
-         "second": "s", "seconds": "s", "hz": "Hz", "khz": "kHz", "deg": "degree", "degree": "degree",
-         "degrees": "degree"}
+# The tag a number with a unit is a value of, by the unit's class in the schema.
+_UNIT_TAGS = {"timeUnits": "Time-interval", "frequencyUnits": "Frequency", "angleUnits": "Angle"}
 
 
 def is_marker_text(value: str) -> bool:
@@ -113,7 +101,7 @@ def is_marker_column(counts: Mapping[str, int]) -> bool:
 class Part:
     """One piece of a marker: its words and, if it has one, the number they label.
 
-    ``label`` is what the number is of ("trial" for ``Trial Start: No.9``); it is ``words`` but for a
+    ``label`` is what the number is of ("block" for ``Block Begin: Nr.4``); it is ``words`` but for a
     number introduced by "number" or "No.", which numbers the thing named before it."""
 
     words: tuple[str, ...]
@@ -127,7 +115,7 @@ class Part:
 
 
 def _spaced(text: str) -> str:
-    """camelCase and CAPSwords apart: ``WiimoteButtonB`` -> ``Wiimote Button B``, ``NOTshown`` -> ``NOT shown``."""
+    """camelCase and CAPSwords apart: ``JoypadKeyX`` -> ``Joypad Key X``, ``NOThidden`` -> ``NOT hidden``."""
     text = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
     return re.sub(r"(?<=[A-Z]{2})(?=[a-z]{2})", " ", text)
 
@@ -136,15 +124,15 @@ def _word(raw: str) -> list[str]:
     low = raw.lower()
     if len(raw) == 1 and raw not in "LR":  # button B, option A: a name, not an abbreviation
         return [low]
-    return ABBREVIATIONS.get(low, low).split()
+    return conventions.ABBREVIATIONS.get(low, low).split()
 
 
 def read_marker(value: str) -> list[Part]:
     """*value* as parts: runs of words, each number with the words that label it.
 
-    A number after ``:`` or ``=`` is labelled by the whole phrase before (``Time between Warning and LED:
-    0.501``); after "number"/"No." by the phrase before that (``Trial Start: No.9`` is trial number 9);
-    otherwise by the word right before it (``angle-60``, ``walk 167``)."""
+    A number after ``:`` or ``=`` is labelled by the whole phrase before (``Gap from cue to probe:
+    0.412``); after "number"/"No." by the phrase before that (``Block Begin: Nr.4`` is block number 4);
+    otherwise by the word right before it (``tilt-30``, ``hop 212``)."""
     text = _SIGN.sub("~", _spaced(value))
     parts: list[Part] = []
     phrase: list[str] = []  # words since the last strong separator
@@ -164,10 +152,10 @@ def read_marker(value: str) -> list[Part]:
             if phrase and phrase[-1] in _INDEX_WORDS:
                 label = tuple(phrase[:-1]) or before
                 words = (*phrase[:-1], _INDEX_WORDS[phrase[-1]])
-            elif not phrase and last_strong in (":", "=", "") and before:  # "Reaction: 0.6", "End-Trial-6"
+            elif not phrase and last_strong in (":", "=", "") and before:  # "Latency: 0.4", "Close-Block-3"
                 label = words = before
                 if parts and parts[-1].words == before and parts[-1].number is None:
-                    parts.pop()  # "Reaction: 0.639": one part, the phrase and its number
+                    parts.pop()  # "Latency: 0.412": one part, the phrase and its number
             else:
                 label = tuple(word_run[-1:]) or before
                 words = tuple(phrase)
@@ -180,7 +168,7 @@ def read_marker(value: str) -> list[Part]:
             phrase, word_run, last_strong = [], [], token
         elif "-" in token or "_" in token or "/" in token:
             index = phrase and phrase[-1] in _INDEX_WORDS and text[m.end():m.end() + 1] in "0123456789~"
-            if phrase and not index:  # "Sub-No.-07": the separator does not part an index from its number
+            if phrase and not index:  # "Pid-Nr.-05": the separator does not part an index from its number
                 parts.append(Part(tuple(phrase)))
                 before = tuple(phrase)
                 phrase, word_run = [], []
@@ -195,9 +183,9 @@ def _with_units(parts: list[Part]) -> list[Part]:
     out: list[Part] = []
     for part in parts:
         last = out[-1] if out else None
-        if last is not None and last.number is not None and not last.unit and part.words \
-                and part.words[0] in UNITS:
-            out[-1] = Part(last.words, last.number, last.label, UNITS[part.words[0]])
+        unit = conventions.unit(part.words[0]) if part.words else None
+        if last is not None and last.number is not None and not last.unit and unit is not None:
+            out[-1] = Part(last.words, last.number, last.label, unit[0])
             if part.words[1:] or part.number is not None:
                 out.append(Part(part.words[1:], part.number, part.label, part.unit))
             continue
@@ -206,8 +194,8 @@ def _with_units(parts: list[Part]) -> list[Part]:
 
 
 def marker_description(value: str) -> str:
-    """A made-up description of marker *value* from its words: ``Trial Start: No.9-angle:60-left`` ->
-    "Trial start, number 9, angle 60, left." (a guess: the lab is asked what it means)."""
+    """A made-up description of marker *value* from its words: ``Block Begin: Nr.4-tilt:30-up`` ->
+    "Block begin, number 4, tilt 30, up." (a guess: the lab is asked what it means)."""
     pieces = [p.text() for p in read_marker(value) if p.words or p.number is not None]
     text = ", ".join(pieces) if pieces else value.strip()  # "left-left" and "left-right" stay apart
     return (text[:1].upper() + text[1:] + ".") if text else value
@@ -219,7 +207,7 @@ def marker_words(value: str) -> list[str]:
 
 
 def event_kind(value: str) -> str | None:
-    """``Experiment-structure`` or ``Experiment-control`` for a bookkeeping marker (``BASE-START``, ``PAUSE``,
+    """``Experiment-structure`` or ``Experiment-control`` for a bookkeeping marker (``REST-BEGIN``, ``PAUSE``,
     ``END-Trial``): every word of it is a start, end or pause word or names a part of the experiment."""
     words = set(marker_words(value)) - {"of", "the", "a"}
     if not words or not words <= _STRUCTURE | _CONTROL:
@@ -245,13 +233,12 @@ def _candidates(part: Part) -> list[str]:
                 tag += " degree"
             found.append(tag)
             break
-    if part.unit:  # "1000 Hz" says what it is whatever labels it
-        kind = {"ms": "Time-interval", "s": "Time-interval", "Hz": "Frequency", "kHz": "Frequency",
-                "degree": "Angle"}[part.unit]
-        found.append(f"(Parameter-label/{_label(part.label)}, {kind}/{number} {part.unit})")
+    unit = conventions.unit(part.unit) if part.unit else None
+    if unit is not None:  # "1000 Hz" says what it is whatever labels it
+        found.append(f"(Parameter-label/{_label(part.label)}, {_UNIT_TAGS[unit[1]]}/{number} {part.unit})")
     name = _label(part.label)
     if number.lstrip("-").isdigit() and value >= 0:
-        found.append(f"(Parameter-label/{name}, Item-index/{number})")  # "walk 167": the 167th, or number 167
+        found.append(f"(Parameter-label/{name}, Item-index/{number})")  # "hop 212": the 212th, or number 212
     elif not number.lstrip("-").isdigit():
         found.append(f"(Parameter-label/{name}, Time-value/{number})")  # a decimal with no unit: seconds, a guess
     found.append(f"(Parameter-label/{name}, Parameter-value/{number})")

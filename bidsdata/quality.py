@@ -26,7 +26,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import math
 import re
 import warnings
 from collections.abc import Mapping
@@ -35,7 +34,7 @@ from typing import Any
 
 from bidsdata import delays
 from bidsdata.schemas import load_schema
-from bidsdata.tsv import NA_VALUES, rows
+from bidsdata.tsv import NA_VALUES, onset_value, rows
 
 logger = logging.getLogger(__name__)
 
@@ -154,11 +153,8 @@ def event_starts(onsets: list[str]) -> list[int]:
     first: dict[float, int] = {}
     current: float | None = None
     for index, text in enumerate(onsets):
-        try:
-            onset = float(text)
-        except ValueError:
-            onset = math.nan
-        if math.isnan(onset):
+        onset = onset_value(text)
+        if onset is None:
             starts.append(index)
             continue
         if current is None or abs(onset - current) > 1e-9:
@@ -181,10 +177,8 @@ def _sources(sidecar: Mapping[str, Any], header: list[str], cells: list[str]) ->
 
 
 def _same_onset(a: str, b: str) -> bool:
-    try:
-        return abs(float(a) - float(b)) <= 1e-9
-    except ValueError:
-        return False
+    first, second = onset_value(a), onset_value(b)
+    return first is not None and second is not None and abs(first - second) <= 1e-9
 
 
 def _head(text: str, limit: int) -> tuple[list[str], list[list[str]]]:

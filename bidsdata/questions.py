@@ -1,8 +1,8 @@
 """Questions back to the lab: what the events columns and their levels mean, where nobody said.
 
 A categorical level whose description was made up from the names (``needs_description``), or whose
-description only restates its name or code ("Pumps demean" for ``pumps_demean``; "trigger 6" or "stage 6"
-for the code ``6`` of column ``stage``), leaves the annotator guessing. Each such level gets one
+description only restates its name or code ("Tone high" for ``tone_high``; "trigger 6" or "phase 6"
+for the code ``6`` of column ``phase``), leaves the annotator guessing. Each such level gets one
 question worded for the lab; so does a categorical column without a description of its own, and a value
 column whose values are free text no ``#`` template can carry (a comma in a marker string): its rows would
 get no HED from it while the sidecar still says valid, so the lab is asked what it records. The answers
@@ -20,9 +20,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bidsdata import cells
 from bidsdata.inventory import ColumnInventory, TaskInventory, humanize, is_number
 
-# Words that add nothing to a name: "the stage", "Trigger 6", "Level: pumps demean" say no more than the name.
+# Words that add nothing to a name: "the phase", "Trigger 6", "Level: tone high" say no more than the name.
 _ARTICLES = frozenset({"a", "an", "the", "of", "in", "at", "for", "is", "this", "that"})
 _FILLER = _ARTICLES | frozenset({"level", "value", "values", "code", "codes", "trigger", "triggers", "marker",
                                  "column", "condition", "type", "event", "events", "label", "name", "number",
@@ -77,7 +78,7 @@ def restates(description: str, *names: str, filler: frozenset[str] = _FILLER) ->
 def level_needs_answer(column: str, value: str, description: str, needs_description: bool) -> bool:
     """Whether a level's meaning is not given: its description is made up, empty, or restates its name.
 
-    A code (a number) is restated with its column's name too ("stage 6"); a named level is not, so "The
+    A code (a number) is restated with its column's name too ("phase 6"); a named level is not, so "The
     left hand." for ``left`` of column ``hand`` says what the level is.
     """
     names = (column, value) if is_number(value) else (value,)
@@ -133,12 +134,9 @@ def open_questions(task: TaskInventory) -> list[Question]:
 
 def questions_table(questions: Iterable[Question]) -> str:
     """A TSV with a header: column, level (empty for the column), description (for the lab to fill), question."""
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter="\t", lineterminator="\n")
-    writer.writerow(TABLE_HEADER)
-    for q in questions:
-        writer.writerow([q.column, q.level if q.level is not None else "", "", q.text])
-    return out.getvalue()
+    # Every cell inert (bidsdata.cells): a level named "=HYPERLINK(...)" is text when the lab opens the table.
+    return cells.table_text([TABLE_HEADER, *([q.column, q.level if q.level is not None else "", "", q.text]
+                                             for q in questions)])
 
 
 def read_answers(text: str) -> list[Answer]:
@@ -165,12 +163,13 @@ def read_answers(text: str) -> list[Answer]:
             raise AnswersError(f"the descriptions table has more than {MAX_TABLE_ROWS:,} rows")
         if not any(cell.strip() for cell in row):
             continue
-        cells = {name: (row[i].strip() if i < len(row) else "") for name, i in where.items()}
-        if any(len(cell) > MAX_TABLE_CELL for cell in cells.values()):
+        # The apostrophe questions_table put before a formula-like name comes off, so the name is found again.
+        found = {name: cells.restore(row[i].strip() if i < len(row) else "") for name, i in where.items()}
+        if any(len(cell) > MAX_TABLE_CELL for cell in found.values()):
             raise AnswersError(f"line {number}: a cell is longer than {MAX_TABLE_CELL} characters")
-        if not cells["column"]:
+        if not found["column"]:
             raise AnswersError(f"line {number}: no column name")
-        if not cells["description"]:
+        if not found["description"]:
             continue
-        answers.append(Answer(cells["column"], cells["level"] or None, " ".join(cells["description"].split())))
+        answers.append(Answer(found["column"], found["level"] or None, " ".join(found["description"].split())))
     return answers

@@ -2,40 +2,26 @@
 
 from __future__ import annotations
 
-import functools
 import logging
-import threading
 from typing import TYPE_CHECKING
 
-from agents.schema import DEFAULT_SCHEMA_VERSION
+from agents.schema import get_schema, version_entries
 
 if TYPE_CHECKING:
     from hed.schema import HedSchema, HedSchemaGroup
 
 logger = logging.getLogger(__name__)
 
-_lock = threading.Lock()
-
 
 def version_key(version: str | list[str] | None) -> tuple[str, ...]:
     """A hashable form of a HEDVersion; ``None`` is the project's default version."""
-    if version is None:
-        return (DEFAULT_SCHEMA_VERSION,)
-    return (version,) if isinstance(version, str) else tuple(version)
-
-
-@functools.cache
-def _load(key: tuple[str, ...]) -> HedSchema | HedSchemaGroup:
-    from hed.schema import load_schema_version
-
-    logger.info("loading HED schema %s", key)
-    return load_schema_version(key[0] if len(key) == 1 else list(key))
+    return version_entries(version)
 
 
 def load_schema(version: str | list[str] | None) -> HedSchema | HedSchemaGroup:
-    """The hedtools schema (or schema group) for a HEDVersion, loaded once per process."""
-    with _lock:  # loading parses XML for a second or so; never twice at once
-        return _load(version_key(version))
+    """The hedtools schema (or schema group) for a HEDVersion, loaded once per process by agents/schema.py
+    (the one loader, so the agents and the dataset checks share one parsed schema)."""
+    return get_schema(version)
 
 
 def validate_hed_string(hed: str, version: str | list[str] | None, *, allow_placeholders: bool = False) -> list[dict]:

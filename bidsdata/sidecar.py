@@ -9,13 +9,12 @@ without HED is reported in :attr:`SidecarBuild.missing`, never silently omitted.
 from __future__ import annotations
 
 import copy
-import csv
 import io
 import json
 import logging
 import re
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
@@ -23,8 +22,9 @@ from hed.errors import ErrorContext, ErrorSeverity
 from hed.models import Sidecar
 from hed.tools.analysis.annotation_util import hed_to_df
 
-from bidsdata import delays
+from bidsdata import cells, delays, tsv
 from bidsdata.archive import EVENTS_JSON_SUFFIX, DatasetFiles, check_member_name, is_symlink
+from bidsdata.inheritance import lower_sidecars
 from bidsdata.inventory import TaskInventory, entities
 from bidsdata.schemas import load_schema
 
@@ -125,12 +125,13 @@ def build_sidecar(task: TaskInventory, annotations: Annotations, *, keep_existin
             continue
         chosen: Mapping[str, str] = given if isinstance(given, Mapping) else {}
         old_hed = entry.get("HED") if keep_existing_hed and isinstance(entry.get("HED"), dict) else {}
-        levels = dict(entry.get("Levels") or {})
+        # Levels in another shape (a list of names, BIDS allows no such thing but labs write it) become the object.
+        levels = dict(entry["Levels"]) if isinstance(entry.get("Levels"), dict) else {}
         hed: dict[str, str] = {}
         for level in column.levels:
             # The stored description wins over the uploaded Levels text: it is that text unless the user edited it.
             levels[level.value] = level.description or levels.get(level.value) or level.value
-            text = (chosen.get(level.value) or "").strip() or (old_hed.get(level.value) or "").strip()
+            text = (chosen.get(level.value) or "").strip() or str(old_hed.get(level.value) or "").strip()
             if text:
                 hed[level.value] = text
             else:
@@ -161,8 +162,7 @@ def _cell(rows: list[list[str]], header: list[str], row: int | None, column: str
 
 
 def _tsv(text: str) -> tuple[list[str], list[list[str]]]:
-    reader = [r for r in csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE) if any(r)]
-    return (reader[0], reader[1:]) if reader else ([], [])
+    return tsv.table(text)  # the one events reader: rows and cells as hedtools numbers them
 
 
 def validate_sidecar(
@@ -239,15 +239,11 @@ def validate_task(files: DatasetFiles, task: TaskInventory, sidecar: dict[str, A
     return validate_sidecar(sidecar, events, hed_version, name=task.sidecar_name)
 
 
-def sidecar_to_spreadsheet(sidecar: dict[str, Any], *, cell: Callable[[str], str] | None = None) -> str:
-    """The HED of a sidecar as hedtools' 4-column TSV (column_name, column_value, description, HED).
-
-    *cell*, when given, rewrites every cell (the portal passes its formula-injection guard).
-    """
+def sidecar_to_spreadsheet(sidecar: dict[str, Any]) -> str:
+    """The HED of a sidecar as hedtools' 4-column TSV (column_name, column_value, description, HED), every
+    cell made inert for spreadsheet programs (:mod:`bidsdata.cells`)."""
     frame = hed_to_df(sidecar)
-    if cell is not None:
-        frame = frame.map(lambda value: cell(value) if isinstance(value, str) else value)
-    return frame.to_csv(sep="\t", index=False, lineterminator="\n")
+    return cells.table_text([list(frame.columns), *frame.itertuples(index=False, name=None)])
 
 
 def _replaced(path: str, tasks: set[str]) -> bool:
@@ -264,23 +260,30 @@ def write_dataset_zip(out: IO[bytes], sidecars: Mapping[str, dict[str, Any]], *,
     ``dataset_description.json``, never recordings or the README; so this is the dataset's HED files, not the
     whole dataset) and/or are streamed entry by entry from the original *source_zip* (everything, recordings
     included; *source_prefix* is its top folder to strip, if any), so memory stays bounded by one copy
-    buffer. Root sidecars of the same tasks are replaced.
+    buffer. Root sidecars of the same tasks are replaced; with *files*, a sidecar below the root (or beside it,
+    with more entities) that redefines a column of one written is written with that column's HED, so the HED
+    takes effect in every events file (BIDS inheritance: the deeper sidecar's key wins).
     """
     tasks = {entities(name).get("task") for name in sidecars} - {None}
+    if files is not None:  # lower sidecars that redefine a column get its HED too (bidsdata.inheritance)
+        sidecars = {**lower_sidecars(files, sidecars), **sidecars}
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as target:
         if files is not None:
             for path in files.paths():
                 if path not in sidecars and not _replaced(path, tasks):
                     target.writestr(path, files.texts[path])
         if source_zip is not None:
+            written: set[str] = set()
             with zipfile.ZipFile(source_zip) as source:
                 for info in source.infolist():
                     member = check_member_name(info.filename)
                     if info.is_dir() or is_symlink(info) or not member.startswith(source_prefix):
                         continue
                     path = member[len(source_prefix):].lstrip("/")
-                    if not path or path in sidecars or _replaced(path, tasks) or (files and path in files.texts):
-                        continue
+                    if (not path or path in sidecars or _replaced(path, tasks) or (files and path in files.texts)
+                            or path.casefold() in written):
+                        continue  # one entry per normalised name, letter case aside: never a file twice
+                    written.add(path.casefold())
                     with source.open(info) as reader, target.open(path, "w", force_zip64=True) as writer:
                         while chunk := reader.read(1024 * 1024):
                             writer.write(chunk)

@@ -10,6 +10,7 @@ without copying it, so memory stays near the size of the text itself whatever th
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -130,6 +131,62 @@ def rows(text: str) -> Iterator[list[str]]:
         yield cells
 
 
+def table(text: str) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of an events file exactly as hedtools' ``TabularInput`` holds them.
+
+    hedtools reads with pandas (tab separated, ``quoting=QUOTE_NONE``, ``dtype=str``, ``keep_default_na=False``,
+    ``na_values=("", "n/a")``, then ``fillna("n/a")``): a quote is an ordinary character, ``NaN``, ``N/A`` or
+    ``NULL`` are values, only an empty cell becomes ``n/a``; a short row is filled with ``n/a`` and a long
+    one loses its extra cells. Every part of the job that looks at rows reads them here, so a cell means the
+    same thing to the inventory, the composer, the assembly and the validator.
+    """
+    found = rows(text)
+    header = next(found, [])
+    width = len(header)
+    body = []
+    for cells in found:
+        cells = [cell or "n/a" for cell in cells[:width]]
+        if len(cells) < width:
+            cells += ["n/a"] * (width - len(cells))
+        body.append(cells)
+    return header, body
+
+
+def records(text: str) -> list[dict[str, str]]:
+    """The rows of :func:`table` as dicts column -> cell (the header's names, exactly as written)."""
+    header, body = table(text)
+    return [dict(zip(header, cells, strict=True)) for cells in body]
+
+
+def is_na(cell: str | None) -> bool:
+    """Whether hedtools reads *cell* as missing (only empty and ``n/a``; ``None``: the row has no such column)."""
+    return cell is None or cell in NA_VALUES
+
+
+def onset_value(cell: str | None) -> float | None:
+    """An onset as hedtools compares onsets (``pd.to_numeric`` of the stripped text): ``None`` when it is not
+    a finite number (``n/a``, text), so that row is an event of its own. ``1``, ``1.0`` and ``1.000`` are one
+    instant."""
+    text = (cell or "").strip()
+    if not text or "_" in text:  # Python's float reads "1_0"; pandas does not
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def by_onset(rows_: list[dict[str, str]]) -> list[list[dict[str, str]]]:
+    """The rows hedtools merges into one event: those of one file with the same onset (by value, so ``1.0``
+    and ``1.000`` are one event); a row whose onset is no number stands alone. In file order."""
+    groups: dict[float | str, list[dict[str, str]]] = {}
+    for n, row in enumerate(rows_):
+        onset = onset_value(row.get("onset"))
+        groups.setdefault(f"row {n}" if onset is None else onset, []).append(row)
+    return list(groups.values())
+
+
 def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) -> TableScan:
     """Check *text* as an events file and count its columns' values in one pass.
 
@@ -151,7 +208,7 @@ def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) ->
             if head[1][at].count("\t") >= limits.max_columns:
                 raise LimitExceeded(f"{head[1][at].count(chr(9)) + 1:,} columns", "max_columns", limits.max_columns,
                                     path=path)
-            header = [h.strip() for h in head[1][at].split("\t")]
+            header = head[1][at].split("\t")  # exactly as hedtools names the columns: nothing trimmed
             head[1][: at + 1] = [""] * (at + 1)  # blank: the rows loop below skips them
             break
     if header is None:
@@ -189,8 +246,15 @@ def _check_header(header: list[str], path: str, limits: UploadLimits) -> None:
                                "names it", path=path)
         raise DatasetError(f"no 'onset' column ({named}); BIDS events files start with onset, each event's time "
                            "in seconds", path=path)
-    if any(not h for h in header):
-        raise DatasetError("empty column name in header (line 1)", path=path)
+    if any(not h.strip() for h in header):
+        at = next(i for i, h in enumerate(header) if not h.strip())
+        raise DatasetError(f"column {at + 1} has no name in the header (line 1): name it, or remove the column "
+                           "(a header line ending in a tab has an empty last name)", path=path)
+    padded = next((h for h in header if h != h.strip()), None)
+    if padded is not None:
+        # hedtools matches column names exactly and reports padded ones (TABULAR_INVALID): the lab fixes the file.
+        raise DatasetError(f"column name {padded!r} has spaces around it in the header (line 1): write it as "
+                           f"{padded.strip()!r}", path=path)
     dupes = sorted({h for h in header if header.count(h) > 1})
     if dupes:
         raise DatasetError(f"repeated column name(s) {', '.join(dupes)} in header (line 1)", path=path)

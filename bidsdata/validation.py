@@ -1,11 +1,12 @@
 """Validate a task's events files with its sidecar: one file per process at a time, each result remembered.
 
 hedtools validates an events file row by row in pure Python (a study of 400 files of 400 rows takes minutes
-on one core), and the files do not depend on each other: :func:`validate_events` hands them to a pool of
-processes, one per available core (``os.sched_getaffinity``) and never more than the files. Each worker
-loads the schema once (:func:`bidsdata.schemas.load_schema`), installs the fast Delay split
-(:mod:`bidsdata.delays`) and builds the sidecar once. Little work (one core, one file, a few small files)
-is validated in this process: starting a pool would cost more than it saves.
+on one core), and the files do not depend on each other: :func:`validate_events` hands them, in chunks, to
+this process's one shared pool (:func:`shared_pool`: created at first use, :func:`configure_pool` workers or
+one per available core, reused by every call, shut down at exit), so any number of concurrent validations
+never run more than that many processes. Each worker installs the fast Delay split (:mod:`bidsdata.delays`),
+loads the schema once (:func:`bidsdata.schemas.load_schema`), keeps the last few sidecars it built, and dies
+with its parent. Little work (one core, one file, a few small files) is validated in this process.
 
 Each file's issues depend only on the sidecar, the schema, the file's path and its text, so a caller may
 pass a :class:`ResultCache` (a ``get``/``set`` mapping, such as Django's cache): a file validated before
@@ -24,7 +25,9 @@ from __future__ import annotations
 import agents  # noqa: F401 - first: hedtools imported without typeguard's 2 s (agents.quickstart), in workers too
 
 # isort: split
+import atexit
 import concurrent.futures
+import contextlib
 import hashlib
 import io
 import json
@@ -210,16 +213,102 @@ def start_method() -> str:
 
 
 def plan_workers(files: int, total_bytes: int, workers: int | None, method: str) -> int:
-    """How many processes validate *files* files: *workers* when given, else the cores for enough work."""
+    """How many workers validate *files* files: *workers* when given, else the pool's size for enough work.
+
+    The workers come from the one shared pool (:func:`shared_pool`), so concurrent calls share its processes.
+    """
     if workers is not None:
         return max(1, min(workers, files))
-    cores = available_cores()
+    cores = pool_size()
     if cores < 2 or files < 2 or total_bytes < MIN_PARALLEL_BYTES.get(method, MIN_PARALLEL_BYTES["spawn"]):
         return 1
     return min(cores, files)
 
 
 _worker: FileValidator | None = None
+_validators: dict[str, FileValidator] = {}
+"""A worker's validators by spec: pool workers outlive one call, so each keeps the last few sidecars built."""
+KEEP_VALIDATORS = 4
+_pool: concurrent.futures.ProcessPoolExecutor | None = None
+_pool_pid = 0
+_pool_lock = threading.Lock()
+_pool_workers: int | None = None
+
+
+def configure_pool(workers: int | None) -> None:
+    """The shared pool's size (None or 0: :func:`available_cores`); a running pool of another size is replaced.
+
+    Set once at start-up by the embedding program (Django's ``HEDIT_VALIDATION_WORKERS``).
+    """
+    global _pool_workers
+    size = int(workers) if workers else None
+    if size is not None and size < 1:
+        raise ValueError(f"the validation pool needs at least one worker, not {workers!r}")
+    with _pool_lock:
+        if size != _pool_workers:
+            _pool_workers = size
+            _drop_pool_locked()
+
+
+def pool_size() -> int:
+    """How many processes the shared pool runs at most: the configured number, else the cores."""
+    return _pool_workers or available_cores()
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker when its parent dies, so no orphan keeps its memory (a no-op elsewhere)."""
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+WORKER_NICENESS = 5
+"""Validation is background work: its processes yield the cores to the server's pages and runs."""
+
+
+def _start_worker() -> None:
+    _die_with_parent()
+    with contextlib.suppress(OSError):  # not permitted here: run at the parent's priority
+        os.nice(WORKER_NICENESS)
+    delays.install()  # forked children inherit it; fresh ones install it here
+
+
+def shared_pool() -> tuple[concurrent.futures.ProcessPoolExecutor, int]:
+    """This process's one validation pool (created at first use, reused by every call, shut down at exit)."""
+    global _pool, _pool_pid
+    with _pool_lock:
+        if _pool is None or _pool_pid != os.getpid():  # a forked child never shares its parent's pool
+            method = start_method()
+            context = multiprocessing.get_context(method)
+            if method == "forkserver":
+                context.set_forkserver_preload([__name__])  # the server imports hedtools once; children fork
+            _pool = concurrent.futures.ProcessPoolExecutor(max_workers=pool_size(), mp_context=context,
+                                                           initializer=_start_worker)
+            _pool_pid = os.getpid()
+            logger.info("validation pool of %d process(es) started (%s)", pool_size(), method)
+        return _pool, pool_size()
+
+
+def _drop_pool_locked() -> None:
+    global _pool
+    if _pool is not None and _pool_pid == os.getpid():
+        _pool.shutdown(wait=False, cancel_futures=True)
+    _pool = None
+
+
+def drop_pool(broken: concurrent.futures.ProcessPoolExecutor | None = None) -> None:
+    """Shut the shared pool down (at exit; or *broken*, a pool a killed worker broke: the next call starts anew)."""
+    with _pool_lock:
+        if broken is None or broken is _pool:
+            _drop_pool_locked()
+
+
+atexit.register(drop_pool)
 
 
 def _init_worker(sidecar_text: str, hed_version: HedVersion, name: str, include_warnings: bool) -> None:
@@ -233,20 +322,39 @@ def _validate_in_worker(item: tuple[str, str]) -> list[SidecarIssue]:
     return validate_file(_worker, *item)
 
 
+def _validate_chunk(spec: tuple[str, HedVersion, str, bool], items: list[tuple[str, str]]
+                    ) -> list[list[SidecarIssue]]:
+    """In a shared-pool worker: *items*' issues, with the validator for *spec* built once per worker."""
+    key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode("utf-8")).hexdigest()
+    validator = _validators.pop(key, None)
+    if validator is None:
+        sidecar_text, hed_version, name, include_warnings = spec
+        validator = FileValidator.build(json.loads(sidecar_text), hed_version, name=name,
+                                        include_warnings=include_warnings)
+    _validators[key] = validator  # the newest last; the oldest beyond KEEP_VALIDATORS dropped
+    while len(_validators) > KEEP_VALIDATORS:
+        _validators.pop(next(iter(_validators)))
+    return [validate_file(validator, path, text) for path, text in items]
+
+
 def _in_pool(count: int, items: list[tuple[str, str]], sidecar: dict[str, Any], hed_version: HedVersion,
              name: str, include_warnings: bool, method: str, done: dict[str, list[SidecarIssue]],
              store: Callable[[str, list[SidecarIssue]], None]) -> None:
-    """Validate *items* in *count* processes, putting each file's issues in *done* (and *store*) as they come."""
-    context = multiprocessing.get_context(method)
-    if method == "forkserver":
-        context.set_forkserver_preload([__name__])  # the server imports hedtools once; each child forks from it
-    chunk = max(1, len(items) // (count * 4))
-    with concurrent.futures.ProcessPoolExecutor(
-            max_workers=count, mp_context=context, initializer=_init_worker,
-            initargs=(json.dumps(sidecar), hed_version, name, include_warnings)) as pool:
-        for (path, _), issues in zip(items, pool.map(_validate_in_worker, items, chunksize=chunk), strict=True):
-            done[path] = issues
-            store(path, issues)
+    """Validate *items* in chunks for *count* workers of the shared pool, putting each file's issues in *done*
+    (and *store*) as they come. Every caller shares the pool, so calls at once never start more processes."""
+    pool, size = shared_pool()
+    spec = (json.dumps(sidecar), hed_version, name, include_warnings)
+    step = max(1, len(items) // (min(count, size) * 4))
+    chunks = [items[i:i + step] for i in range(0, len(items), step)]
+    try:
+        futures = [pool.submit(_validate_chunk, spec, chunk) for chunk in chunks]
+        for chunk, future in zip(chunks, futures, strict=True):
+            for (path, _), issues in zip(chunk, future.result(), strict=True):
+                done[path] = issues
+                store(path, issues)
+    except BrokenProcessPool:
+        drop_pool(pool)
+        raise
 
 
 def validate_events(sidecar: dict[str, Any], events: Mapping[str, str], hed_version: HedVersion, *,

@@ -14,19 +14,20 @@ import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
+from agents import conventions
 from bidsdata.inventory import humanize, is_number
+from bidsdata.numbers import is_integer
 from bidsdata.schemas import validate_hed_string
+from bidsdata.units import time_unit_from_values
 
 logger = logging.getLogger(__name__)
 
 IMAGE_EXTENSIONS = frozenset({".bmp", ".png", ".jpg", ".jpeg", ".gif", ".tif", ".tiff", ".svg", ".webp"})
 SOUND_EXTENSIONS = frozenset({".wav", ".mp3", ".flac", ".ogg", ".aiff", ".aif"})
 VIDEO_EXTENSIONS = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".mpg", ".mpeg"})
-TIME_UNITS = frozenset({"s", "ms", "second", "seconds", "millisecond", "milliseconds", "minute", "minutes"})
-FREQUENCY_UNITS = frozenset({"hz", "khz", "hertz"})
 MAX_SAMPLES = 50
 """Distinct sample values tried in a candidate template."""
-_FILE_WORDS = {"file", "filename", "files", "path", "pathname", "filepath", "img", "image", "picture", "wav"}
+_FILE_WORDS = conventions.FILE | {"img", "image", "picture", "wav"}
 _IMAGE_WORDS = {"image", "img", "picture", "photo", "bitmap"}
 _SOUND_WORDS = {"sound", "audio", "tone", "wav"}
 
@@ -36,9 +37,26 @@ def _label(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") or "value"
 
 
-def _time_unit(units: str | None) -> str:
-    unit = (units or "").strip()
-    return unit if unit.lower() in TIME_UNITS else "s"
+def _unit(units: str | None, unit_class: str) -> str | None:
+    """*units* as the schema spells it ("msec" -> "ms") when it is a unit of *unit_class*, else None."""
+    found = conventions.unit(units or "")
+    return found[0] if found and found[1] == unit_class else None
+
+
+def _time_unit(units: str | None, sample_values: Iterable[str] = ()) -> str:
+    # Undeclared, the unit is read from the values' magnitude (a response time of 1095 is in ms).
+    return _unit(units, "timeUnits") or time_unit_from_values(sample_values)
+
+
+def _counts_items(description: str, sample_values: list[str]) -> bool:
+    """Whole numbers counting things back from this one ("how many pictures before this one it was shown"): the
+    description names the things (a plural noun) and where the count runs (before, since...), nothing in time."""
+    said = conventions.words(description)
+    plural = any(conventions.is_plural_noun(w) for w in said)
+    numbers = [v for v in sample_values if v not in ("", "n/a")]
+    return (plural and bool(set(said) & {"before", "since", "ago", "previous", "previously", "intervening"})
+            and not conventions.said(said, {"second", "millisecond", "time", "ms", "s"})
+            and bool(numbers) and all(is_integer(v) for v in numbers))
 
 
 def _extensions(values: Iterable[str]) -> set[str]:
@@ -46,7 +64,8 @@ def _extensions(values: Iterable[str]) -> set[str]:
 
 
 def _candidates(name: str, description: str, units: str | None, sample_values: list[str]) -> list[str]:
-    words = set(humanize(name).split())
+    # Abbreviations spelled out: "resp time" is a response time.
+    words = {w for raw in humanize(name).split() for w in conventions.ABBREVIATIONS.get(raw, raw).split()}
     text = f"{humanize(name)} {description.lower()}"
     extensions = _extensions(sample_values)
     label = _label(name)
@@ -62,26 +81,28 @@ def _candidates(name: str, description: str, units: str | None, sample_values: l
         found.append("Pathname/#")
     response = "rt" in words or (bool(words & {"response", "reaction"}) and bool(words & {"time", "latency"}))
     if response or re.search(r"\b(response|reaction) (time|latency)\b", text):
-        time_unit = _time_unit(units)
+        time_unit = _time_unit(units, sample_values)
         found += [f"(Delay/# {time_unit}, (Agent-action, Participant-response))", f"Time-interval/# {time_unit}"]
-    if words & {"duration", "interval", "isi", "soa", "iti", "delay", "latency"} and unit.lower() in TIME_UNITS:
-        found += [f"Time-interval/# {unit}", "Time-interval/# s"]
-    if "lag" in words:
+    if words & conventions.INTERVAL and _unit(unit, "timeUnits"):
+        found += [f"Time-interval/# {_unit(unit, 'timeUnits')}", "Time-interval/# s"]
+    if not unit and _counts_items(description, sample_values):
         found.append("Item-interval/#")
     if "trial" in words:
         found.append("Experimental-trial/#")
     if "block" in words:
         found.append("Time-block/#")
-    if words & {"count", "number", "num", "nr", "n"} and not words & {"trial", "block"}:
+    if words & (conventions.COUNT | {"number", "num", "nr", "n"}) and not words & {"trial", "block"}:
         found.append(f"(Label/{label}, Item-count/#)")
-    if words & {"frequency", "freq", "hz", "pitch"}:
-        found += [f"Frequency/# {unit}" if unit.lower() in FREQUENCY_UNITS else "Frequency/# Hz", "Frequency/#"]
+    if words & conventions.FREQUENCY:
+        found += [f"Frequency/# {_unit(unit, 'frequencyUnits') or 'Hz'}", "Frequency/#"]
     if "age" in words:
         found += [f"Age/# {unit}" if unit else "Age/#", "Age/#"]
-    if words & {"id", "code", "gid", "identifier", "marker", "trigger"}:
+    # An identifier named as one, or described as one ("the picture's ID"): short names rarely say it in full.
+    if words & conventions.IDENTIFIER or set(conventions.words(description)) & {"id", "identifier"}:
         found.append(f"(Parameter-label/{label}, ID/#)")
     if unit and all(is_number(v) for v in sample_values if v not in ("", "n/a")):
-        found.append(f"(Parameter-label/{label}, Parameter-value/# {unit})")
+        spelled = conventions.unit(unit)
+        found.append(f"(Parameter-label/{label}, Parameter-value/# {spelled[0] if spelled else unit})")
     found.append(f"(Parameter-label/{label}, Parameter-value/#)")
     return list(dict.fromkeys(found))
 

@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
+from annotations.errors import as_request_error, error_response
+
 
 class OneThreadMiddleware:
     """A synchronous-only pass-through, placed innermost, so the whole middleware stack runs in one thread.
@@ -28,3 +30,25 @@ class OneThreadMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
+
+
+class RequestErrorMiddleware:
+    """The pages' one translation of :mod:`annotations.errors`: a request error a page view lets through
+    answers with its status and message (:func:`annotations.errors.error_response`), never a 500.
+
+    The REST API answers its own errors inside DRF (``annotations.api.exceptions``), so none reach here from
+    it. Synchronous only, like :class:`OneThreadMiddleware` below it, so the stack stays in one thread.
+    """
+
+    sync_capable = True
+    async_capable = False
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        error = as_request_error(exception)
+        return None if error is None else error_response(request, error)

@@ -76,6 +76,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # Last, as django-axes asks: it answers for locked-out logins.
     "axes.middleware.AxesMiddleware",
+    # A request error a page view lets through answers with its status and message (annotations.errors).
+    "hedit_site.middleware.RequestErrorMiddleware",
     # Innermost, after everything that matters: makes the whole stack run in one thread (see its docstring).
     "hedit_site.middleware.OneThreadMiddleware",
 ]
@@ -269,6 +271,9 @@ HEDIT_UPLOAD_LIMITS = {name: value.strip() for name, value in os.environ.items()
 # How much of a task's events the project page's quality figures examine (files, then rows in them).
 HEDIT_QUALITY_MAX_FILES = int(os.environ.get("HEDIT_QUALITY_MAX_FILES", "20"))
 HEDIT_QUALITY_MAX_ROWS = int(os.environ.get("HEDIT_QUALITY_MAX_ROWS", "20000"))
+# The processes that validate events files: one pool per server process, shared by every validation
+# (bidsdata.validation.shared_pool). 0: one per core this process may use.
+HEDIT_VALIDATION_WORKERS = max(0, int(os.environ.get("HEDIT_VALIDATION_WORKERS", "0") or 0))
 # Form and JSON bodies held in memory; uploaded files past FILE_UPLOAD_MAX_MEMORY_SIZE go to disk.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("HEDIT_MAX_FORM_BYTES", str(1024 * 1024)))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024

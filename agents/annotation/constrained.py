@@ -110,7 +110,9 @@ def tag_lines(forms: list[TagForm], infos: dict[str, TagInfo], meaning: Callable
     for form in forms:
         info = infos[form.name]
         parent = f" [{info.parent}]" if info.parent else ""
-        lines.append(f"{form.label}{parent}: {meaning(info.description)}")
+        # The model should know which tags the library brings: they are the reason the version names it.
+        library = f" ({info.library} library)" if info.library else ""
+        lines.append(f"{form.label}{parent}{library}: {meaning(info.description)}")
     return "\n".join(lines)
 
 

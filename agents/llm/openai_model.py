@@ -31,6 +31,9 @@ def _sdk() -> ModuleType:
 
 __all__ = ["OpenAIChatModel", "ProviderConfig"]
 
+# What reading a broken or hostile body raises (json recurses per nesting level, pydantic refuses shapes): each
+# is the endpoint's failure, an LLMError, so the caller falls back as for any other model error.
+_UNREADABLE = (RecursionError, ValueError, TypeError, AttributeError, KeyError, IndexError, UnicodeError)
 # Statuses worth another try: the server is busy, restarting or briefly broken.
 _RETRY_STATUSES = {408, 409, 429, 500, 502, 503, 504}
 # Sampling parameters some models refuse (reasoning models want their defaults); dropped on refusal.
@@ -104,7 +107,10 @@ class OpenAIChatModel:
         started = time.perf_counter()
         response = await self._create(params)
         latency_ms = (time.perf_counter() - started) * 1000
-        text, call = self._read(agent, model, request_text, response, latency_ms)
+        try:
+            text, call = self._read(agent, model, request_text, response, latency_ms)
+        except _UNREADABLE as exc:
+            raise LLMError(self._unreadable(exc)) from None
         if key is not None and text:
             await self._cache_put(key, CachedResponse(model=call.model, text=text,
                                                       prompt_tokens=call.prompt_tokens,
@@ -184,6 +190,8 @@ class OpenAIChatModel:
                 await asyncio.sleep(delay)
             except openai.OpenAIError as exc:
                 raise LLMError(self._describe(exc)) from None
+            except _UNREADABLE as exc:  # the SDK decodes the body inside create()
+                raise LLMError(self._unreadable(exc)) from None
 
     def _refused_param(self, exc: openai.BadRequestError) -> str | None:
         names = {getattr(exc, "param", None)}
@@ -194,6 +202,15 @@ class OpenAIChatModel:
             if name in names and name not in self._dropped:
                 return name
         return None
+
+    def _unreadable(self, exc: Exception) -> str:
+        """One line for a body that could not be decoded (too deep, not JSON, not a chat completion)."""
+        logger.warning("LLM endpoint %s answered a body that cannot be read: %s", self.config.base_url,
+                       type(exc).__name__)
+        reason = "nested too deep" if isinstance(exc, RecursionError) else f"{type(exc).__name__}: {exc}"
+        text = f"the LLM endpoint {self.config.base_url} answered a body that cannot be read ({_one_line(reason, 120)})"
+        key = self.config.api_key
+        return _one_line(text.replace(key, "***") if key and len(key) >= 4 else text, 400)
 
     def _describe(self, exc: Exception, *, retries: int = 0) -> str:
         """One user-facing line naming the endpoint and what went wrong, with the key redacted."""
@@ -231,6 +248,9 @@ class OpenAIChatModel:
         choices = getattr(response, "choices", None) or []
         message = choices[0].message if choices else None
         text = (getattr(message, "content", None) or "") if message is not None else ""
+        if not isinstance(choices, list) or not isinstance(text, str) or (
+                message is not None and not hasattr(message, "content")):
+            raise TypeError("the body is no chat completion")  # the SDK builds whatever shape it got, unchecked
         if choices and getattr(choices[0], "finish_reason", None) == "length":
             logger.info("%s reply from %s hit the token limit", agent, model)
         usage = getattr(response, "usage", None)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agents import conventions
+
 if TYPE_CHECKING:
     from agents.vocabulary import Vocabulary
 
@@ -50,27 +52,21 @@ _HAPPENINGS = frozenset({"Collide-with"})
 # Subtrees of deliberate, bodily actions: evidence of an Agent-action event.
 _AGENTIVE = ("Move", "Communicate", "Perform")
 # Judgements of how an action turned out (hedtools' action roles, bar the non-judging ones).
-OUTCOMES = frozenset({"Correct-action", "Incorrect-action", "Omitted-action", "Indeterminate-action", "Miss",
-                      "Near-miss", "Inappropriate-action", "Appropriate-action", "Correction"})
+OUTCOMES = conventions.ACTION_ROLES - {"Done-indication", "Ready-indication", "Imagined-action"}
 # Roles of things shown to the participant: the response or action they mention is their content.
 _PRESENTED_ROLES = frozenset({"Feedback", "Instructional", "Cue", "Warning"})
 # hedtools' task roles: one of them is what a task event is for.
-TASK_ROLES = frozenset({"Experimental-stimulus", "Participant-response", "Incidental", "Instructional", "Mishap",
-                        "Task-activity", "Warning", "Cue", "Feedback"})
+TASK_ROLES = conventions.TASK_ROLES
 # hedtools' stimulus roles: they describe a presented stimulus, so only a sensory event has them.
-STIMULUS_ROLES = frozenset({"Distractor", "Expected", "Extraneous", "Go-signal", "Meaningful", "Non-informative",
-                            "Non-target", "Not-meaningful", "Novel", "Oddball", "Penalty", "Priming", "Query",
-                            "Reward", "Stop-signal", "Target", "Threat", "Unexpected"})
+STIMULUS_ROLES = conventions.STIMULUS_ROLES
 # Attending to a modality names it without presenting anything.
 _ATTENTION = ("Task-attentional-demand", "Attend-to", "Switch-attention", "Condition-variable")
 _STRUCTURE_ORGS = frozenset({"Experimental-trial", "Time-block", "Task", "Condition-variable",
                              "Experimental-intertrial"})
-# Parts of an experiment's timeline that have no tag of their own.
-STRUCTURE_NOUNS = frozenset({"experiment", "session", "phase", "run", "practice", "window", "period"})
-BOUNDARY_WORDS = frozenset({"start", "starts", "started", "starting", "begin", "begins", "beginning",
-                            "began", "end", "ends", "ended", "ending", "stop", "stops", "stopped",
-                            "finish", "finishes", "finished", "onset", "offset", "resume", "resumes",
-                            "resumed", "restart", "change", "changes", "new"})
+# Parts of an experiment's timeline that have no tag of their own; words that mark where something lasting
+# starts or ends.
+STRUCTURE_NOUNS = conventions.TIMELINE_NOUNS
+BOUNDARY_WORDS = conventions.BOUNDARY
 
 
 # Always understood: every event of an experiment involves its participant.
@@ -276,8 +272,8 @@ def infer_event(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clue
                       acting and response)
 
 
-EVENT_TYPES = frozenset({"Sensory-event", "Agent-action", "Experiment-control", "Experiment-structure",
-                         "Data-feature", "Measurement-event"})
+# hedtools' event types; the bare Event says nothing a description could.
+EVENT_TYPES = conventions.EVENT_TYPES - {"Event"}
 
 
 def omitted_by_convention(term_tags: set[str], present: set[str]) -> bool:

@@ -78,11 +78,14 @@ class Lexicon:
                 continue
             if info.name in _NO_AUTO_UNDER:
                 continue
-            words = name_words(info.name)
-            for key in {words, (info.name.lower(),)} if "-" not in info.name else {words}:
+            words = name_words(info.bare_name)
+            for key in {words, (info.bare_name.lower(),)} if "-" not in info.name else {words}:
                 if key not in blocked:
                     self.phrases.setdefault(key, (info.name,))
         self.phrases.update(explicit)
+        # The library a version names is what its user asked for: its tags' own words win over the lexicon's
+        # standard reading of them ("tonic clonic seizure" is the library's seizure, not a label).
+        self.phrases.update({k: v for k, v in library_phrases(vocab).items() if k not in blocked})
         self.known: frozenset[str] = frozenset(w for key in self.phrases for w in key)
         self._trie: dict[str, dict] = {}
         for key, tags in self.phrases.items():
@@ -154,6 +157,32 @@ class Lexicon:
                 if tags and all(self.vocab.is_under(t, "Property") for t in tags):
                     return tags
         return None
+
+
+_DESCRIPTION_PHRASE_WORDS = 6  # a library tag's description this short is a phrase that names it
+_SENTENCE_END = re.compile(r"[.;:(]")
+
+
+def library_phrases(vocab: Vocabulary) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Phrases that name the library tags of *vocab*: each tag's own words, the trailing words of its name
+    when only one library tag ends with them ("photic stimulation" of a longer name), and its description
+    when that is a short phrase (the schema's own wording of the tag)."""
+    tags = [t for t in vocab.all() if t.library and not vocab.is_deprecated(t.name)]
+    own = {name_words(t.bare_name): (t.name,) for t in tags}
+    tails: dict[tuple[str, ...], set[str]] = {}
+    described: dict[tuple[str, ...], set[str]] = {}
+    for tag in tags:
+        words = name_words(tag.bare_name)
+        for start in range(1, len(words) - 1):
+            tails.setdefault(words[start:], set()).add(tag.name)
+        first = _SENTENCE_END.split(tag.description, maxsplit=1)[0]
+        phrase = tuple(w for w in _PHRASE_WORD.findall(first.lower()) if w not in ARTICLES)
+        if 2 <= len(phrase) <= _DESCRIPTION_PHRASE_WORDS:
+            described.setdefault(phrase, set()).add(tag.name)
+    found = {k: (next(iter(v)),) for k, v in described.items() if len(v) == 1 and k not in own}
+    found.update({k: (next(iter(v)),) for k, v in tails.items() if len(v) == 1 and k not in own})
+    found.update(own)
+    return found
 
 
 _cache: dict[str, Lexicon] = {}

@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotations.access import check_edit_project
 from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets import services
 from annotations.datasets.questions import OpenQuestion, project_questions, question_about
@@ -111,6 +112,7 @@ class DatasetQuestionsView(APIView):
                    summary="Answer one: the answer becomes the description; a level is annotated again (202)")
     def post(self, request: Request, pk: Any) -> Response:
         project = _project(request, pk)
+        check_edit_project(request.user, project)  # reviewers see the questions; the owner answers them (403)
         body = AnswerSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         level, column = _target(project, body.validated_data)

@@ -23,6 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotations.access import check_edit_project
 from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets import services
 from annotations.datasets.quality import task_quality
@@ -45,6 +46,13 @@ logger = logging.getLogger(__name__)
 
 def _project(request: Request, pk: Any) -> DatasetProject:
     return project_for(request.user, pk)
+
+
+def _editable(request: Request, pk: Any) -> DatasetProject:
+    """The project, for a request that changes it or starts its runs: 404 unseen, 403 seen but not editable."""
+    project = project_for(request.user, pk)
+    check_edit_project(request.user, project)
+    return project
 
 
 # --- answers ---------------------------------------------------------------------------------------
@@ -234,7 +242,10 @@ class DatasetUploadSerializer(serializers.Serializer):
     files = serializers.ListField(child=serializers.FileField(allow_empty_file=True), allow_empty=False,
                                   help_text="One zip of a BIDS folder, or several *_events.tsv / *_events.json.")
     name = serializers.CharField(required=False, allow_blank=True, max_length=services.MAX_NAME_CHARS)
-    schema_version = serializers.CharField(required=False, allow_blank=True, max_length=16)
+    schema_version = serializers.CharField(
+        required=False, allow_blank=True, max_length=200,
+        help_text="A HEDVersion: 8.4.0, a partnered library (score_2.1.0) or a comma-separated list with prefixed "
+                  "libraries (8.4.0,sc:score_1.0.0). Defaults to the dataset's.")
     concurrency = serializers.IntegerField(required=False, min_value=1, max_value=services.MAX_CONCURRENCY)
     ignore_existing_hed = serializers.BooleanField(required=False, default=False)
 
@@ -299,7 +310,7 @@ class DatasetColumnView(APIView):
     @extend_schema(request=ColumnPatchSerializer, responses={200: ColumnResultSerializer},
                    summary="Change a column's kind, or a value column's # template")
     def patch(self, request: Request, pk: Any, column_id: int) -> Response:
-        project = _project(request, pk)
+        project = _editable(request, pk)
         column = get_object_or_404(DatasetColumn.objects.select_related("task__project"), pk=column_id,
                                    task__project=project)
         body = ColumnPatchSerializer(data=request.data)
@@ -319,7 +330,7 @@ class DatasetLevelView(APIView):
     @extend_schema(request=LevelPatchSerializer, responses={200: LevelResultSerializer},
                    summary="Give a level a description (annotate it again for it to count)")
     def patch(self, request: Request, pk: Any, level_id: int) -> Response:
-        project = _project(request, pk)
+        project = _editable(request, pk)
         level = get_object_or_404(DatasetLevel, pk=level_id, column__task__project=project)
         body = LevelPatchSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -333,7 +344,7 @@ class DatasetAnnotateView(APIView):
     @extend_schema(request=AnnotateSerializer, responses={202: AnnotateResultSerializer},
                    summary="Annotate every level that has no annotation yet (accepted ones are skipped)")
     def post(self, request: Request, pk: Any) -> Response:
-        project = _project(request, pk)
+        project = _editable(request, pk)
         body = AnnotateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         # Past HEDIT_DATASET_RATE a 429, while the project is being annotated a 409 (annotations.api.exceptions).

@@ -1,12 +1,10 @@
 """The REST API's one translation of errors into answers (DRF's ``EXCEPTION_HANDLER``).
 
-- :class:`annotations.errors.RequestError` and its family answer with their own status: 400 as
-  ``{field: [message]}`` (``non_field_errors`` when no field is at fault), 403, 404 and 409 as
-  ``{"detail": message}``, 429 (:class:`~annotations.errors.QuotaExceeded`) as DRF's ``Throttled``
-  with ``Retry-After``.
-- An upload the dataset reader refuses (``DatasetError``, ``LimitExceeded``: the reader is plain Python
-  and knows nothing of HTTP) is a 400 on ``files``.
-- A rule's refusal raised as a plain ``PermissionError`` (no ``errno``: not the operating system's) is a 403.
+:class:`annotations.errors.RequestError` and its family (read by :func:`annotations.errors.as_request_error`,
+which the pages share: a refused upload is a 400 on ``files``, a rule's plain ``PermissionError`` a 403)
+answer with their own status: 400 as ``{field: [message]}`` (``non_field_errors`` when no field is at
+fault), 403, 404 and 409 as ``{"detail": message}``, 429 (:class:`~annotations.errors.QuotaExceeded`) as
+DRF's ``Throttled`` with ``Retry-After``.
 
 Everything else goes on to DRF's own handler unchanged.
 """
@@ -19,8 +17,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from annotations.errors import QuotaExceeded, RequestError
-from bidsdata.errors import DatasetError
+from annotations.errors import QuotaExceeded, as_request_error
 
 
 class Conflict(exceptions.APIException):
@@ -35,17 +32,14 @@ _BY_STATUS: dict[int, type[exceptions.APIException]] = {
 
 def as_api_exception(exc: Exception) -> Exception:
     """The DRF exception that answers for *exc*; *exc* itself when it is none of ours."""
-    if isinstance(exc, QuotaExceeded):
-        return exceptions.Throttled(wait=exc.retry_after, detail=exc.message)
-    if isinstance(exc, RequestError):
-        if exc.status in _BY_STATUS:
-            return _BY_STATUS[exc.status](exc.message)
-        return exceptions.ValidationError(exc.as_dict())
-    if isinstance(exc, DatasetError):
-        return exceptions.ValidationError({"files": [str(exc)]})
-    if isinstance(exc, PermissionError) and exc.errno is None:
-        return exceptions.PermissionDenied(str(exc))
-    return exc
+    error = as_request_error(exc)
+    if error is None:
+        return exc
+    if isinstance(error, QuotaExceeded):
+        return exceptions.Throttled(wait=error.retry_after, detail=error.message)
+    if error.status in _BY_STATUS:
+        return _BY_STATUS[error.status](error.message)
+    return exceptions.ValidationError(error.as_dict())
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

@@ -7,6 +7,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from annotations.access import can_edit_project
 from annotations.datasets.fragments import counts_fragment, level_fragment
 from annotations.datasets.selectors import visible_projects
 from annotations.models import DatasetProject
@@ -19,6 +20,7 @@ CLOSE_FORBIDDEN = 4403
 
 class DatasetConsumer(ThreadedReadsConsumer):
     group: str | None = None
+    can_edit = False
 
     async def connect(self) -> None:
         await self.accept()  # then close with our code: a refused handshake reaches htmx as 1006 and it retries
@@ -27,6 +29,8 @@ class DatasetConsumer(ThreadedReadsConsumer):
             await self.close(code=opened)
             return
         self.project = opened
+        # Decided once per socket, like the page it serves: a reviewer's rows come without edit forms.
+        self.can_edit = can_edit_project(self.scope.get("user"), opened)
         self.group = dataset_group(self.project.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         # Whatever moved between the page render and this connection.
@@ -46,7 +50,8 @@ class DatasetConsumer(ThreadedReadsConsumer):
     def _render(self, level_id: Any) -> str:
         csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
         # The row first: htmx parses the message as one document, and a <tr> after a <div> is dropped.
-        return (level_fragment(level_id, csrf) if level_id is not None else "") + counts_fragment(self.project)
+        row = level_fragment(level_id, csrf, can_edit=self.can_edit) if level_id is not None else ""
+        return row + counts_fragment(self.project)
 
     @database_sync_to_async
     def _project(self, pk: Any) -> DatasetProject | int:

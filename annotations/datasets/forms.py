@@ -9,7 +9,7 @@ from django import forms
 from annotations.datasets.services import MAX_CONCURRENCY, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS
 from annotations.datasets.uploads import upload_limits
 from annotations.models import ColumnKind
-from annotations.runs.forms import schema_choices
+from annotations.runs.forms import schema_and_library_choices
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -44,7 +44,7 @@ class DatasetUploadForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["schema_version"].choices = [("", "The dataset's"), *schema_choices()]
+        self.fields["schema_version"].choices = [("", "The dataset's"), *schema_and_library_choices()]
         limits = upload_limits()
         self.fields["files"].help_text = (
             f"One zip of a BIDS folder (up to {limits.max_archive_bytes // 2**20} MB and {limits.max_entries:,} "

@@ -29,8 +29,12 @@ def ws_path(project: DatasetProject) -> str:
     return f"/ws/datasets/{project.pk}/"
 
 
-def page_context(project: DatasetProject, *, status: str = "", page: Any = 1) -> dict[str, Any]:
-    """The project page: counts over every level, and one page of levels (a project may have thousands)."""
+def page_context(project: DatasetProject, *, status: str = "", page: Any = 1, can_edit: bool = False) -> dict[str, Any]:
+    """The project page: counts over every level, and one page of levels (a project may have thousands).
+
+    *can_edit* (``access.can_edit_project``) shows the edit forms; a reviewer who only sees the project gets none,
+    since the server would refuse what they post.
+    """
     current_status(project)
     states = level_states(project)
     shown = [s for s in states if not status or s.status == status]
@@ -55,7 +59,8 @@ def page_context(project: DatasetProject, *, status: str = "", page: Any = 1) ->
                       "levels": on_page.get(task.pk, []), "level_total": in_task.get(task.pk, 0),
                       "questions": questions_of.get(task.pk, [])})
     return {"project": project, "tasks": tasks, **_counts(states), "status_filter": status,
-            "levels_page": levels, "ws_url": ws_path(project), "column_kinds": ColumnKind.choices}
+            "levels_page": levels, "ws_url": ws_path(project), "column_kinds": ColumnKind.choices,
+            "can_edit": can_edit}
 
 
 def _counts(states: list[LevelState]) -> dict[str, Any]:
@@ -72,12 +77,13 @@ def counts_fragment(project: DatasetProject) -> str:
                             {"project": project, **_counts(states), "status_filter": "", "oob": True})
 
 
-def level_fragment(level_id: Any, csrf_token: str = "") -> str:
-    """A level's row; *csrf_token* (the page's cookie) keeps its forms usable after the swap."""
+def level_fragment(level_id: Any, csrf_token: str = "", *, can_edit: bool = False) -> str:
+    """A level's row; *csrf_token* (the page's cookie) keeps its forms usable after the swap, and *can_edit*
+    decides whether it has forms at all (as on the page itself)."""
     level = DatasetLevel.objects.select_related("column__task__project").filter(pk=level_id).first()
     if level is None:
         return ""
     state: LevelState = level_state(level)
     return render_to_string("annotations/datasets/partials/level_row.html",
                             {"s": state, "project": level.column.task.project, "oob": True,
-                             "csrf_token": csrf_token})
+                             "csrf_token": csrf_token, "can_edit": can_edit})

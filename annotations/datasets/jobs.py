@@ -1,12 +1,17 @@
-"""The dataset job: run a project's queued level sessions with bounded concurrency.
+"""The dataset job: run a project's queued level sessions with bounded concurrency, then validate.
 
 Each level is an ordinary annotation session run by :func:`annotations.runs.execution.execute_session`
 (same workflow, recorder, live page and lease as a single run); the job only bounds how many run at once.
 With a language model configured, the job first drafts each categorical column's levels in one request
 (:mod:`.drafts`, with the task's context) and each level's run starts from its draft.
-Each run tells the project page as it starts and ends; when all have, the job composes, validates and stores
-each task's sidecar (:mod:`.results`) and tells the page it is over. It is a task of
-Django's task interface, so it runs in the web process when embedded and in a worker when scaled out.
+
+The project's status is the job's phase, and only a job (or the sweep, for a dead one) writes it:
+``annotating`` while runs are queued or running; ``validating`` while the job composes, validates and
+stores each task's sidecar for the current annotations (:func:`.results.store_current`, under a lease:
+:mod:`.leases`); ``done`` (or ``failed``) only once they are stored, so a client that waits for ``done``
+gets the sidecar at once. The last job to end validates for all (a run re-queued after its worker died
+ends as a job of its own: :func:`finish_job`). It is a task of Django's task interface, so it runs in the
+web process when embedded and in a worker when scaled out.
 """
 
 from __future__ import annotations
@@ -19,25 +24,59 @@ from asgiref.sync import sync_to_async
 from django_tasks import task
 
 from annotations.datasets.drafts import column_drafts
-from annotations.datasets.results import refresh_project
-from annotations.models import FINISHED_STATUSES, AnnotationSession, DatasetProject, JobStatus
+from annotations.datasets.leases import begin_validating, end_validating, heartbeat, renew_validating
+from annotations.datasets.results import store_current
+from annotations.models import AnnotationSession, DatasetProject, JobStatus, SessionStatus
 from annotations.runs.broadcasts import broadcast_progress
 from annotations.runs.execution import execute_session
 
 logger = logging.getLogger(__name__)
 
 
-def _finish_job(project_id: Any, error: str = "") -> None:
-    unfinished = AnnotationSession.objects.filter(dataset_level__column__task__project_id=project_id).exclude(
-        status__in=FINISHED_STATUSES).exists()
-    status = JobStatus.FAILED if error else (JobStatus.ANNOTATING if unfinished else JobStatus.DONE)
-    DatasetProject.objects.filter(pk=project_id).update(status=status, error=error)
+def _outcome(project_id: Any) -> tuple[str, str]:
+    """The status and error the job ends with, from each level's newest run: ``failed`` when every one failed
+    (a model that refused them all), else ``done``; the error says how many failed and the first reason."""
+    newest: dict[Any, tuple[str, str]] = {}
+    for level, status, error in AnnotationSession.objects.filter(
+            dataset_level__column__task__project_id=project_id).order_by("created_at", "id").values_list(
+            "dataset_level_id", "status", "error"):
+        newest[level] = (status, error)
+    failed = [error for status, error in newest.values() if status == SessionStatus.FAILED]
+    if not failed:
+        return JobStatus.DONE, ""
+    first = next((error for error in failed if error), "no reason stored").splitlines()[0][:300]
+    error = f"{len(failed)} of {len(newest)} level run(s) failed; the first: {first}"
+    return (JobStatus.FAILED if len(failed) == len(newest) else JobStatus.DONE), error
 
 
-def _validate_sidecars(project_id: Any) -> None:
-    project = DatasetProject.objects.filter(pk=project_id).first()
-    if project is not None:
-        refresh_project(project)
+def _validate(project_id: Any, attempt: int) -> bool:
+    """The validating phase: every task's current sidecar stored, then the outcome written (False when the
+    phase was taken from this job meanwhile: a new run's job validates again)."""
+    project = DatasetProject.objects.get(pk=project_id)
+    with heartbeat(lambda: renew_validating(project_id, attempt)):
+        store_current(project)
+    status, error = _outcome(project_id)
+    return end_validating(project_id, attempt, status=status, error=error)
+
+
+def _fail(project_id: Any, error: str) -> None:
+    DatasetProject.objects.filter(pk=project_id).update(status=JobStatus.FAILED, error=error,
+                                                        validation_lease_expires_at=None)
+
+
+async def finish_job(project_id: Any) -> bool:
+    """The job's last phase, if this is the last job of the project to end: validate, then ``done``.
+
+    All on this thread's database connection (thread-sensitive): the phase takes no second connection from
+    a pool (a fresh thread's connection used to be kept for good, and a pool of 5 ran dry). True when this
+    call wrote the outcome."""
+    attempt = await sync_to_async(begin_validating)(project_id)
+    if attempt is None:
+        return False  # runs still going (their job ends it) or another job validating
+    await broadcast_progress(project_id)  # the page shows "validating"
+    written = await sync_to_async(_validate)(project_id, attempt)
+    await broadcast_progress(project_id)
+    return written
 
 
 async def run_dataset_job(project_id: Any, session_ids: list[str], concurrency: int,
@@ -58,15 +97,12 @@ async def run_dataset_job(project_id: Any, session_ids: list[str], concurrency: 
         drafts = await column_drafts(session_ids, concurrency=concurrency, **run_options)
         await asyncio.gather(*(one(sid) for sid in session_ids))
         await broadcast_progress(project_id)  # every level has its run: the page shows them while we validate
-        # The job's last step: each task's sidecar composed, validated and stored, so pages answer at once.
-        await sync_to_async(_validate_sidecars, thread_sensitive=False)(project_id)
+        await finish_job(project_id)
     except Exception as exc:
         logger.exception("dataset %s job failed", project_id)
-        await sync_to_async(_finish_job)(project_id, f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
+        await sync_to_async(_fail)(project_id, f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
         await broadcast_progress(project_id)
         raise
-    await sync_to_async(_finish_job)(project_id)
-    await broadcast_progress(project_id)
     logger.info("dataset %s job finished: %s", project_id, outcomes)
     return outcomes
 

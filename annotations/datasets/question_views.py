@@ -11,16 +11,18 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from annotations.access import EDIT_PROJECT_REFUSED, can_edit_project
 from annotations.datasets import services
 from annotations.datasets.forms import AnswerForm
 from annotations.datasets.quality import task_quality
 from annotations.datasets.questions import question_about
 from annotations.datasets.selectors import level_state, project_for
-from annotations.errors import RequestError, sentence
+from annotations.errors import caught, sentence
 from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject
 
 MAX_ANSWER_ECHO = 2000
@@ -53,6 +55,8 @@ def question_answer(request: HttpRequest, pk: Any) -> HttpResponse:
     project page with a message.
     """
     project = _project(request, pk)
+    if not can_edit_project(request.user, project):  # reviewers see the questions; the owner answers them
+        raise PermissionDenied(EDIT_PROJECT_REFUSED)
     form = AnswerForm(request.POST)
     valid = form.is_valid()  # the ids are cleaned (or not) whatever the answer: a bad answer is shown in place
     level = column = None
@@ -68,11 +72,10 @@ def question_answer(request: HttpRequest, pk: Any) -> HttpResponse:
     if not valid:
         error, status = sentence(_form_errors(form)), 400
     else:
-        try:
+        with caught() as outcome:  # an empty answer, or past HEDIT_DATASET_RATE: shown in place
             services.answer_question(project, user=request.user, answer=form.cleaned_data["answer"], level=level,
                                      column=column)
-        except RequestError as exc:
-            error, status = sentence(exc.message), exc.status
+        error, status = outcome.message, outcome.status
     anchor = f"#level-{level.pk}" if level is not None else (f"#column-{column.pk}" if column is not None else "")
     if not request.htmx:
         if error:

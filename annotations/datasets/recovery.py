@@ -5,6 +5,10 @@ A job runs its project's levels a few at a time in one worker. The levels it sta
 waiting for their turn hold nothing, and only the job would ever start them. A live job always has a
 level running under a fresh lease, or started or ended one moments ago: a job row taken more than a
 lease ago with none of that is dead. ``hedit_worker``'s sweeper calls :func:`recover_dataset_jobs`.
+
+Validation has leases too (:mod:`.leases`): a job that died in its validating phase, and a task's sidecar
+whose computation died, are handed on once their lease lapses (:func:`recover_validation`), so the project
+ends ``done`` with its sidecars stored and a page's "validating" ends within a lease.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from django_tasks_db.compat import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from annotations.datasets.jobs import run_dataset_task
-from annotations.models import AnnotationSession, SessionStatus
+from annotations.datasets.leases import dead_asks, dead_validating
+from annotations.datasets.results import validate_sidecar_task
+from annotations.models import AnnotationSession, DatasetProject, JobStatus, SessionStatus, SidecarResult
 from annotations.runs.lease import lease_seconds
 from annotations.runs.recovery import SWEEP_BATCH, close_dead_task_rows
 from annotations.runs.tasks import run_session_task
@@ -66,8 +72,76 @@ def recover_dataset_jobs(now: datetime | None = None) -> list[str]:
                                         "handed on to a new job"):
                 continue
             waiting = _waiting(session_ids)
-            if waiting:
+            # With nothing waiting the new job only ends the old one: validating, then done (a job that died
+            # validating is handed on by recover_validation, once its phase's lease lapsed).
+            if waiting or DatasetProject.objects.filter(pk=project_id, status=JobStatus.ANNOTATING).exists():
                 run_dataset_task.enqueue(project_id, waiting, concurrency)
         handed_on.append(project_id)
         logger.warning("dataset %s: its job's worker died; %d waiting level(s) handed on", project_id, len(waiting))
-    return handed_on
+    return handed_on + recover_validation(now)
+
+
+def _live_job_rows(project_id: str) -> QuerySet[DBTaskResult]:
+    return DBTaskResult.objects.filter(task_path=run_dataset_task.module_path, args_kwargs__args__0=project_id,
+                                       status__in=[TaskResultStatus.READY, TaskResultStatus.RUNNING])
+
+
+def _hand_on_phase(project: DatasetProject, now: datetime) -> bool:
+    """A job died validating: the phase is freed (one sweeper wins) and a new job ends it."""
+    project_id = str(project.pk)
+    with transaction.atomic():
+        if not dead_validating(now).filter(pk=project.pk, validation_attempt=project.validation_attempt).update(
+                validation_lease_expires_at=None):
+            return False
+        close_dead_task_rows(_live_job_rows(project_id).filter(started_at__lt=now - timedelta(
+            seconds=lease_seconds())), now, "the worker validating this job's sidecars stopped; handed on")
+        run_dataset_task.enqueue(project_id, [], project.concurrency)
+    logger.warning("dataset %s: its job died while validating; handed on", project_id)
+    return True
+
+
+def _hand_on_ask(task_id: int, project_id: str, digest: str, now: datetime) -> bool:
+    """A task's sidecar computation died: asked for again unless its result is stored meanwhile."""
+    with transaction.atomic():
+        stored = SidecarResult.objects.filter(task_id=task_id, digest=digest).exists()
+        mine = dead_asks(now).filter(pk=task_id, validating_digest=digest)
+        if stored:
+            mine.update(validation_lease_expires_at=None)
+            return False
+        if not mine.update(validation_lease_expires_at=now + timedelta(seconds=lease_seconds())):
+            return False
+        rows = DBTaskResult.objects.filter(task_path=validate_sidecar_task.module_path,
+                                           args_kwargs__args__0=project_id, args_kwargs__args__1=task_id)
+        close_dead_task_rows(rows, now, "the worker validating this sidecar stopped; asked for again")
+        if rows.filter(status=TaskResultStatus.READY).exists():
+            return False  # still waiting for a worker: its lease starts again, no second ask
+        validate_sidecar_task.enqueue(project_id, task_id)
+    logger.warning("dataset %s: the computation of task %s's sidecar died; asked for again", project_id, task_id)
+    return True
+
+
+def recover_validation(now: datetime | None = None) -> list[str]:
+    """Hand on each validation whose lease lapsed: a job's validating phase, a task's asked-for sidecar.
+
+    Returns the projects acted on."""
+    now = now or timezone.now()
+    acted = [str(p.pk) for p in dead_validating(now).only("pk", "validation_attempt", "concurrency")[:SWEEP_BATCH]
+             if _hand_on_phase(p, now)]
+    for task_id, project_id, digest in dead_asks(now).values_list("pk", "project_id", "validating_digest")[
+            :SWEEP_BATCH]:
+        if _hand_on_ask(task_id, str(project_id), digest, now):
+            acted.append(str(project_id))
+    return acted
+
+
+def resume_cut_off_validation() -> list[str]:
+    """At start-up of the embedded server, whose own process ran the jobs: a job the stop cut off while it
+    validated (no sweeper runs there) is started again to end it. Returns the projects."""
+    cut_off = DatasetProject.objects.filter(status=JobStatus.VALIDATING)
+    projects = list(cut_off.values_list("pk", "concurrency"))
+    cut_off.update(validation_lease_expires_at=None)  # nobody holds the phase: the process holding it stopped
+    for pk, concurrency in projects:
+        run_dataset_task.enqueue(str(pk), [], concurrency)
+    if projects:
+        logger.warning("%d dataset job(s) cut off while validating; started again", len(projects))
+    return [str(pk) for pk, _ in projects]

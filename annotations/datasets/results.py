@@ -4,7 +4,8 @@ Composing and validating a task's sidecar reads every events row (minutes for a 
 files), so it runs off the request path: the dataset job does it when its runs end, and a background task
 when a page finds the stored result older than the annotations (an edit, a review, an answered question).
 Each result is stored with the digest of what it was made from (:func:`.sidecars.task_digest`); a page
-whose digest has no result yet shows the last one, marked "validating", and asks for the new one once.
+whose digest has no result yet shows the last one, marked "validating", and asks for the new one once
+per lease (:mod:`.leases`: a computation whose process died is asked for again).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from typing import IO, Any
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django_tasks import task as background_task
 
+from annotations.datasets.computations import once
+from annotations.datasets.leases import ask_task, heartbeat, release_task, renew_task
 from annotations.datasets.selectors import LevelState, level_states, project_files, validation_version
 from annotations.datasets.sidecars import TaskSidecar, task_digest, task_sidecar
 from annotations.models import DatasetProject, DatasetTask, SidecarResult
@@ -28,13 +30,14 @@ from bidsdata.archive import DatasetFiles
 from bidsdata.assembly import DroppedTags
 from bidsdata.composition import Composition
 from bidsdata.sidecar import MissingAnnotation, SidecarIssue, write_dataset_zip
+from bidsdata.validation import configure_pool
 
 logger = logging.getLogger(__name__)
 
 KEEP_RESULTS = 3
 """Results kept per task: the current one and a couple before it (a page may still show them)."""
-ASK_AGAIN_SECONDS = 600
-"""A result asked for and not stored within this time (a worker died) is asked for again."""
+STORE_PASSES = 3
+"""How many times the job's validating phase looks again when an edit changed a digest under it."""
 
 
 def quality_limits() -> dict[str, int]:
@@ -96,35 +99,70 @@ def _loaded(task: DatasetTask, row: SidecarResult, states: list[LevelState], *, 
 
 def refresh_sidecar(project: DatasetProject, task: DatasetTask, *, states: list[LevelState] | None = None,
                     files: DatasetFiles | None = None) -> TaskSidecar:
-    """Compose and validate *task*'s sidecar now and store it (the job, the command line, the background task)."""
+    """Compose and validate *task*'s sidecar now and store it (the job, the command line, the background task,
+    a download).
+
+    One computation per (task, digest) at a time (:func:`.computations.once`): concurrent askers in this
+    process share it, another process waits for the stored row rather than computing it again.
+    """
     states = level_states(project, task=task.name) if states is None else states
     digest = task_digest(project, task, states)
-    row = SidecarResult.objects.filter(task=task, digest=digest).first()
-    if row is not None:
-        return _loaded(task, row, states, pending=False)
-    files = project_files(project) if files is None else files
-    result = task_sidecar(project, task, states=states, files=files)
-    result.checked = _checked(project, task, result, files)
-    _store(result, digest)
-    return result
+
+    def stored() -> TaskSidecar | None:
+        row = SidecarResult.objects.filter(task=task, digest=digest).first()
+        return _loaded(task, row, states, pending=False) if row is not None else None
+
+    def compute() -> TaskSidecar:
+        configure_pool(getattr(settings, "HEDIT_VALIDATION_WORKERS", 0))  # the setting, before any pool starts
+        found = project_files(project) if files is None else files
+        result = task_sidecar(project, task, states=states, files=found)
+        result.checked = _checked(project, task, result, found)
+        _store(result, digest)
+        return result
+
+    return once(f"sidecar:{task.pk}:{digest}", compute, stored=stored)
 
 
 def current_sidecar(project: DatasetProject, task: DatasetTask, *, states: list[LevelState] | None = None,
                     ask: bool = True) -> TaskSidecar:
     """The stored result for *task*'s current annotations; else the last one stored (``pending``), or an empty
-    pending one, and (with *ask*) the background task asked, once, to compute the current one."""
+    pending one, and (with *ask*) the background task asked to compute the current one: once while a live
+    process computes it (:func:`.leases.ask_task`), again once its lease lapsed (that process died)."""
     states = level_states(project, task=task.name) if states is None else states
     digest = task_digest(project, task, states)
     rows = list(SidecarResult.objects.filter(task=task).order_by("-created_at", "-id")[:KEEP_RESULTS])
     row = next((r for r in rows if r.digest == digest), None)
     if row is not None:
         return _loaded(task, row, states, pending=False)
-    if ask and cache.add(f"hedit:sidecar-asked:{task.pk}:{digest}", 1, timeout=ASK_AGAIN_SECONDS):
+    if ask and ask_task(task, digest):  # asked once per lease: again only if its computation died
         transaction.on_commit(lambda: validate_sidecar_task.enqueue(str(project.pk), task.pk))
     if rows:
         return _loaded(task, rows[0], states, pending=True)
     mine = [s for s in states if s.level.column.task_id == task.pk]
     return TaskSidecar(task=task, sidecar={}, states=mine, pending=True)
+
+
+def store_current(project: DatasetProject) -> None:
+    """Every task's sidecar for the project's current annotations stored (the dataset job's validating phase).
+
+    Each task still without one is marked asked (pages wait for this rather than ask the background task),
+    then computed. An edit made meanwhile changes a digest: the loop looks again, a few times, so the job
+    writes ``done`` only with the current results stored.
+    """
+    for _ in range(STORE_PASSES):
+        states = level_states(project)
+        tasks = list(project.tasks.all())
+        digests = {task.pk: task_digest(project, task, states) for task in tasks}
+        stored = set(SidecarResult.objects.filter(task__project=project).values_list("task_id", "digest"))
+        todo = [task for task in tasks if (task.pk, digests[task.pk]) not in stored]
+        if not todo:
+            return
+        for task in todo:
+            ask_task(task, digests[task.pk])
+        for task in todo:
+            refresh_sidecar(project, task, states=states)
+            release_task(task.pk, digests[task.pk])
+    logger.warning("dataset %s: its annotations kept changing while its sidecars were validated", project.pk)
 
 
 def refresh_project(project: DatasetProject) -> list[TaskSidecar]:
@@ -145,7 +183,12 @@ def validate_sidecar_task(project_id: str, task_id: int) -> str:
     task = DatasetTask.objects.select_related("project").filter(pk=task_id, project_id=project_id).first()
     if task is None:
         return "gone"
-    result = refresh_sidecar(task.project, task)
+    states = level_states(task.project, task=task.name)
+    digest = task_digest(task.project, task, states)
+    # The ask's lease stays fresh while this process computes; killed, it lapses and the result is asked again.
+    with heartbeat(lambda: renew_task(task_id)):
+        result = refresh_sidecar(task.project, task, states=states)
+    release_task(task_id, digest)
     try:
         async_to_sync(broadcast_progress)(project_id)
     except Exception:
@@ -153,4 +196,5 @@ def validate_sidecar_task(project_id: str, task_id: int) -> str:
     return "valid" if result.is_valid else "invalid"
 
 
-__all__ = ["current_sidecar", "refresh_project", "refresh_sidecar", "validate_sidecar_task", "write_zip"]
+__all__ = ["current_sidecar", "refresh_project", "refresh_sidecar", "store_current", "validate_sidecar_task",
+           "write_zip"]

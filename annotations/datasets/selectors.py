@@ -25,7 +25,6 @@ from annotations.models import (
     DatasetLevel,
     DatasetProject,
     DatasetTask,
-    JobStatus,
     Review,
     Revision,
     SessionStatus,
@@ -205,12 +204,9 @@ def progress_of(projects: list[DatasetProject]) -> dict[Any, dict[str, int]]:
 
 
 def current_status(project: DatasetProject) -> str:
-    """The job's status, settled from the runs: a job whose worker died while its runs went on elsewhere
-    (a lost run is retried on its own) is done once none of its runs is queued or running."""
-    if project.status == JobStatus.ANNOTATING and not AnnotationSession.objects.filter(
-            dataset_level__column__task__project=project).exclude(status__in=FINISHED_STATUSES).exists():
-        DatasetProject.objects.filter(pk=project.pk, status=JobStatus.ANNOTATING).update(status=JobStatus.DONE)
-        project.status = JobStatus.DONE
+    """The job's phase as its job wrote it (``validating`` between the last run's end and ``done``).
+
+    Read only: the job, or the sweep for a dead job (:mod:`.recovery`), writes it, never a page or the API."""
     return project.status
 
 

@@ -14,8 +14,10 @@ from typing import Any
 
 from django.db import transaction
 
-from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion, check_version
+from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion, as_hed_version, check_version
 from agents.state import WorkflowOptions
+from annotations.access import check_edit_project, level_run_owner, signed_in
+from annotations.datasets.answers import queue_answer
 from annotations.datasets.jobs import run_dataset_task
 from annotations.datasets.selectors import level_state, level_states, level_text
 from annotations.datasets.uploads import upload_limits
@@ -52,20 +54,23 @@ class DatasetRequestError(FieldError):
     """A dataset request that cannot be carried out; *message* names the problem."""
 
 
-def _standard_part(version: str | list[str] | None) -> str | None:
-    """The standard schema of a HEDVersion ("8.2.0", or the unprefixed entry of a list with libraries)."""
-    versions = [version] if isinstance(version, str) else list(version or [])
-    return next((v for v in versions if ":" not in v and "_" not in v), None)
-
-
 def _schema_for(files_version: str | list[str] | None, requested: str | None) -> str:
-    """The schema the levels are annotated with: the one asked for, else the dataset's standard one, else
-    the default (the agents know the standard schemas; library tags are the curators' to add)."""
-    chosen = requested or _standard_part(files_version) or DEFAULT_SCHEMA_VERSION
+    """The schema the levels are annotated with: the one asked for, else the dataset's HEDVersion (its
+    libraries included: the agents annotate with their tags), else the default; as one comma-joined string."""
     try:
-        return check_version(chosen)
+        chosen = check_version(requested or files_version or DEFAULT_SCHEMA_VERSION)
     except UnknownSchemaVersion as exc:
         raise DatasetRequestError("schema_version", str(exc)) from exc
+    limit = DatasetProject._meta.get_field("schema_version").max_length
+    if limit and len(chosen) > limit:  # a long list of libraries; PostgreSQL would refuse to store it
+        standard = next((v for v in chosen.split(",") if ":" not in v and "_" not in v), None)
+        if requested or standard is None:
+            raise DatasetRequestError("schema_version", f"the schema list {chosen!r} is longer than the {limit} "
+                                                        "characters a project can store")
+        # The declared list still validates the sidecars (hed_version); the levels get its standard schema.
+        logger.warning("HEDVersion %s is too long to store; annotating with %s", chosen, standard)
+        return standard
+    return chosen
 
 
 def _value_counts(texts: Iterable[str], column: str, limit: int) -> dict[str, int]:
@@ -133,12 +138,14 @@ def import_dataset(*, user: Any, files: DatasetFiles, name: str = "", schema_ver
     with transaction.atomic():
         project = DatasetProject.objects.create(
             user=user if user is not None and user.is_authenticated else None, name=name,
-            hed_version=inventory.hed_version, schema_version=version, ignore_existing_hed=ignore_existing_hed,
+            # A schema asked for replaces the declared one: the sidecars are written for it and checked with it.
+            hed_version=as_hed_version(version) if schema_version else inventory.hed_version, schema_version=version,
+            ignore_existing_hed=ignore_existing_hed,
             concurrency=concurrency)
         DatasetFile.objects.bulk_create([DatasetFile(project=project, path=path, text=files.texts[path])
                                          for path in files.paths()])
         for task in inventory.tasks:
-            _store_task(project, task, inventory.hed_version or version)
+            _store_task(project, task, project.hed_version or version)
     logger.info("dataset %s imported: %d task(s), %d file(s)", project.pk, len(inventory.tasks), len(files.texts))
     return project
 
@@ -247,11 +254,17 @@ def levels_to_annotate(project: DatasetProject, *, include_valid: bool = False) 
 
 def create_level_sessions(project: DatasetProject, levels: list[DatasetLevel], *, user: Any) -> list[AnnotationSession]:
     options = WorkflowOptions(schema_version=project.schema_version)
-    owner = user if user is not None and user.is_authenticated else project.user
+    owner = level_run_owner(user, project)  # the project owner's, so every run linked from her page is hers
     return AnnotationSession.objects.bulk_create([
         AnnotationSession(user=owner, description=level_text(level), options=options.to_dict(),
                           schema_version=project.schema_version, dataset_level=level)
         for level in levels])
+
+
+def _quota_user(user: Any, project: DatasetProject) -> Any:
+    """Whose ``HEDIT_DATASET_RATE`` a request uses: the runs' owner's (the window counts her rows); the
+    command line (no user) is not counted."""
+    return level_run_owner(user, project) if signed_in(user) else None
 
 
 def start_annotation(project: DatasetProject, *, user: Any, concurrency: int | None = None,
@@ -261,6 +274,7 @@ def start_annotation(project: DatasetProject, *, user: Any, concurrency: int | N
     Returns the queued sessions. Without *enqueue* the caller runs :func:`.jobs.run_dataset_job` itself
     (the command line does, in its own event loop).
     """
+    check_edit_project(user, project)
     if concurrency is not None:
         project.concurrency = check_concurrency(concurrency)
     with transaction.atomic():
@@ -268,33 +282,41 @@ def start_annotation(project: DatasetProject, *, user: Any, concurrency: int | N
         if locked.status == JobStatus.ANNOTATING:
             raise DatasetRequestError("status", "this dataset is already being annotated", status=409)
         todo = levels_to_annotate(project) if levels is None else levels
-        check_level_quota(user, len(todo))
+        check_level_quota(_quota_user(user, project), len(todo))
         sessions = create_level_sessions(project, todo, user=user)
-        project.status = JobStatus.ANNOTATING if sessions else JobStatus.DONE
+        # Nothing to run: done once the sidecars are stored, so a job still ends it (validating, then done).
+        project.status = JobStatus.ANNOTATING if sessions else (JobStatus.VALIDATING if enqueue else JobStatus.DONE)
         project.error = ""
         project.save(update_fields=["status", "error", "concurrency", "updated_at"])
         ids = [str(s.pk) for s in sessions]
-        if ids and enqueue:
+        if enqueue:
             transaction.on_commit(lambda: run_dataset_task.enqueue(str(project.pk), ids, project.concurrency))
     logger.info("dataset %s: %d level run(s) queued with concurrency %d", project.pk, len(ids), project.concurrency)
     return sessions
 
 
-def queue_level_run(project: DatasetProject, level: DatasetLevel, *, user: Any) -> AnnotationSession:
+def queue_level_run(project: DatasetProject, level: DatasetLevel, *, user: Any,
+                    answered: bool = False) -> AnnotationSession:
     """Annotate one level again now, as a job of its own, even while the project's job runs.
 
     The newest run of a level is the one that counts, so a run the project's job still has queued for
     the level (with its old description) cannot undo this one; each job settles the project's status
-    from every run when it ends.
+    from every run when it ends. An *answered* level's run goes to the answers' own queue
+    (:mod:`.answers`: off the run slots, its task validated once per burst), not to a job.
     """
+    check_edit_project(user, project)
     with transaction.atomic():
         locked = DatasetProject.objects.select_for_update().get(pk=project.pk)
-        check_level_quota(user, 1)
+        check_level_quota(_quota_user(user, project), 1)
         [session] = create_level_sessions(project, [level], user=user)
         if locked.status != JobStatus.ANNOTATING or locked.error:
             DatasetProject.objects.filter(pk=project.pk).update(status=JobStatus.ANNOTATING, error="")
             project.status, project.error = JobStatus.ANNOTATING, ""
-        transaction.on_commit(lambda: run_dataset_task.enqueue(str(project.pk), [str(session.pk)], 1))
+        if answered:
+            task_id = level.column.task_id
+            transaction.on_commit(lambda: queue_answer(project.pk, task_id, session.pk))
+        else:
+            transaction.on_commit(lambda: run_dataset_task.enqueue(str(project.pk), [str(session.pk)], 1))
     logger.info("dataset %s: level %s queued for a run of its own", project.pk, level.pk)
     return session
 
@@ -305,17 +327,21 @@ def answer_question(project: DatasetProject, *, user: Any, answer: Any, level: D
 
     Give a *level*, or a *column* for the question about the column itself (its description is the
     sidecar's; no level is re-run for it). Returns the level's new run. Refused (400) for an empty or
-    overlong answer, (429) past ``HEDIT_DATASET_RATE``; the description is kept only with its run queued.
+    overlong answer, (429) past ``HEDIT_DATASET_RATE``, (403) for anyone but the owner (and staff); the
+    description is kept only with its run queued.
     """
+    check_edit_project(user, project)
     if (level is None) == (column is None):
         raise DatasetRequestError("level_id", "give the level (or, for a column's question, the column) answered")
     text = _clean_text(answer, "answer")
     if level is None:
-        set_column_description(column, text)
+        with transaction.atomic():
+            set_column_description(column, text)
+            transaction.on_commit(lambda: queue_answer(project.pk, column.task_id))  # its sidecar, validated
         return None
     with transaction.atomic():
         set_level_description(level, text)
-        return queue_level_run(project, level, user=user)
+        return queue_level_run(project, level, user=user, answered=True)
 
 
 def apply_descriptions(project: DatasetProject, answers: Iterable[Any]) -> int:

@@ -16,11 +16,11 @@ from typing import Any
 from django.core.cache import cache
 
 from annotations.datasets.selectors import LevelState, level_states, project_files, validation_version
-from annotations.exports.cells import neutralise
 from annotations.models import ColumnKind, DatasetProject, DatasetTask
 from bidsdata.archive import DatasetFiles
 from bidsdata.assembly import DroppedTags
-from bidsdata.composition import Composition, compose_task, plain_composition
+from bidsdata.composition import Composition
+from bidsdata.composition.valid import valid_composition
 from bidsdata.context import TaskContext
 from bidsdata.inventory import ColumnInventory, EventsFileNote, LevelInventory, TaskInventory
 from bidsdata.sidecar import (
@@ -69,17 +69,20 @@ class TaskSidecar:
         if self.composition is not None and self.composition.fallback:
             rows.append({"code": "NOT_COMPOSED", "severity": "warning", "column": None, "level": None,
                          "source": "sidecar", "row": None, "state": None,
-                         "message": "the levels' own HED is used as annotated (events not grouped, no definitions): "
-                                    f"composing them gave {self.composition.fallback}"})
+                         "message": "the levels' own HED is used as annotated where the composed HED failed "
+                                    f"validation: composing them gave {self.composition.fallback}"})
         for note in self.task.notes or []:  # an events file read with a remark (no onsets, ...)
             rows.append({"code": "EVENTS_NOT_TIMED", "severity": "warning", "column": None, "level": None,
                          "source": note.get("path"), "row": None, "message": note.get("message", ""), "state": None})
+        why = {(n.column, n.level): n.reason for n in self.dropped if not n.redundant and n.reason}
         for missing in self.missing:
             state = self.state_of(missing.column, missing.level)
             what = f"level {missing.level!r}" if missing.level is not None else "the value column's template"
+            reason = why.get((missing.column, missing.level))  # left out of the sidecar: hedtools refused it
             rows.append({"code": "MISSING_HED", "severity": "error", "column": missing.column,
                          "level": missing.level, "source": "sidecar", "row": None,
-                         "message": f"{what} of column {missing.column!r} has no valid HED yet",
+                         "message": f"{what} of column {missing.column!r} has no valid HED yet"
+                                    + (f": {reason}" if reason else ""),
                          "state": state})
         for note in self.dropped:
             if note.redundant:
@@ -173,22 +176,16 @@ def _composed(project: DatasetProject, task: DatasetTask, inventory: TaskInvento
 
     Composing reads every events row and annotates the words that tell colliding levels apart; the same
     levels' annotations and inventory give the same composition, so it is computed once. Valid is the
-    floor: a composition hedtools finds errors in (a dataset shaped as we did not foresee) gives way to the
-    levels' own annotations with only repeats taken out, as before composing existed, and says so.
+    floor: where hedtools finds errors (a dataset shaped as we did not foresee) the blamed columns go back
+    to the levels' own HED, and a level or template that still fails is left out and reported.
     """
     version = validation_version(project)
     key = f"hedit:sidecar-composed:{project.pk}:{task.pk}:{inputs_digest(inventory, chosen, version)}"
     composed = cache.get(key)
     if composed is None:
-        composed = compose_task(inventory, chosen, events, version)
-        errors = _errors(project, task, inventory, composed, events)
-        if errors:
-            plain = plain_composition(chosen, events, [c.name for c in inventory.columns], version)
-            if len(_errors(project, task, inventory, plain, events)) < len(errors):
-                logger.warning("task %s: composed sidecar has %d error(s) (%s); kept the levels' own HED",
-                               task.pk, len(errors), errors[0].message.splitlines()[0][:200])
-                plain.fallback = errors[0].message.splitlines()[0][:300]
-                composed = plain
+        # Repaired where hedtools finds errors: per column, then per level (bidsdata.composition.valid).
+        composed = valid_composition(inventory, chosen, events, version,
+                                     lambda candidate: _errors(project, task, inventory, candidate, events))
         cache.set(key, composed, timeout=24 * 3600)
     return composed
 
@@ -224,4 +221,4 @@ def project_sidecars(project: DatasetProject, *, validate: bool = True) -> list[
 
 def spreadsheet(result: TaskSidecar) -> str:
     """hedtools' 4-column spreadsheet form of the sidecar (column_name, column_value, description, HED)."""
-    return sidecar_to_spreadsheet(result.sidecar, cell=neutralise)
+    return sidecar_to_spreadsheet(result.sidecar)  # every cell inert for spreadsheets (bidsdata.cells)

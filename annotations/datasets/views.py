@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import tempfile
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotations.access import EDIT_PROJECT_REFUSED, can_edit_project
 from annotations.datasets import services
 from annotations.datasets.forms import ColumnKindForm, DatasetUploadForm, LevelDescriptionForm, TemplateForm
 from annotations.datasets.fragments import LEVEL_FILTERS, page_context
@@ -28,9 +31,8 @@ from annotations.datasets.selectors import (
 )
 from annotations.datasets.sidecars import spreadsheet
 from annotations.datasets.uploads import files_from_uploads
-from annotations.errors import RequestError, sentence, show_as_message, show_on_form
+from annotations.errors import as_message, on_form, sentence
 from annotations.models import DatasetColumn, DatasetLevel, DatasetProject
-from bidsdata.archive import DatasetError
 
 logger = logging.getLogger(__name__)
 
@@ -39,9 +41,28 @@ ZIP_SUFFIX = "_events_and_sidecars.zip"
 """The download's name says what it holds: the events files and sidecars an upload keeps, not the whole dataset
 (recordings are never uploaded; storing them would cost gigabytes per project for files HED never reads)."""
 
+# An upload's file name is a project's default name: its extension is no part of the dataset's name.
+UPLOAD_EXTENSIONS = re.compile(r"(\.(zip|tar|tgz|gz|bz2|xz|tsv|json))+$", re.IGNORECASE)
+
+
+def zip_download_name(project_name: str) -> str:
+    """``ds116.zip`` -> ``ds116_events_and_sidecars.zip``: the project's name without an upload's extension, in
+    characters every file system takes."""
+    stem = UPLOAD_EXTENSIONS.sub("", project_name.strip())
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)[:80].strip("._") or "dataset"
+    return f"{name}{ZIP_SUFFIX}"
+
 
 def _project(request: HttpRequest, pk: Any) -> DatasetProject:
     return project_for(request.user, pk)
+
+
+def _editable(request: HttpRequest, pk: Any) -> DatasetProject:
+    """The project, for a request that changes it or starts its runs: 404 unseen, 403 seen but not editable."""
+    project = project_for(request.user, pk)
+    if not can_edit_project(request.user, project):
+        raise PermissionDenied(EDIT_PROJECT_REFUSED)
+    return project
 
 
 @login_required
@@ -51,17 +72,12 @@ def dataset_list(request: HttpRequest) -> HttpResponse:
     form = DatasetUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
+        with on_form(form):  # a refused upload beside "files", a bad value beside its field
             files = files_from_uploads(data["files"])
             project = services.import_dataset(
                 user=request.user, files=files, name=data["name"] or (data["files"][0].name or ""),
                 schema_version=data["schema_version"] or None, ignore_existing_hed=data["ignore_existing_hed"],
                 concurrency=data["concurrency"])
-        except DatasetError as exc:  # a refused upload (the reader is plain Python: no field of its own)
-            form.add_error("files", str(exc))
-        except RequestError as exc:
-            show_on_form(form, exc)
-        else:
             logger.info("dataset %s imported by %s", project.pk, request.user)
             return redirect(project)
     projects = visible_projects(request.user).select_related("user")[:100]
@@ -77,19 +93,16 @@ def dataset_detail(request: HttpRequest, pk: Any) -> HttpResponse:
     if wanted and wanted not in LEVEL_FILTERS:
         wanted = ""
     return render(request, "annotations/datasets/detail.html",
-                  page_context(project, status=wanted, page=request.GET.get("page", 1)))
+                  page_context(project, status=wanted, page=request.GET.get("page", 1),
+                               can_edit=can_edit_project(request.user, project)))
 
 
 @login_required
 @require_POST
 def dataset_annotate(request: HttpRequest, pk: Any) -> HttpResponse:
-    project = _project(request, pk)
-    try:
+    project = _editable(request, pk)
+    with as_message(request):  # already being annotated, or past HEDIT_DATASET_RATE
         sessions = services.start_annotation(project, user=request.user)
-    except RequestError as exc:  # already being annotated, or past HEDIT_DATASET_RATE
-        show_as_message(request, exc)
-        return redirect(project)
-    else:
         if sessions:
             messages.success(request, f"Annotating {len(sessions)} level(s), {project.concurrency} at a time.")
         else:
@@ -101,12 +114,10 @@ def dataset_annotate(request: HttpRequest, pk: Any) -> HttpResponse:
 @require_POST
 def level_annotate(request: HttpRequest, pk: Any, level_id: int) -> HttpResponse:
     """Annotate one level again (for example after its description changed)."""
-    project = _project(request, pk)
+    project = _editable(request, pk)
     level = get_object_or_404(DatasetLevel, pk=level_id, column__task__project=project)
-    try:
+    with as_message(request):
         services.start_annotation(project, user=request.user, levels=[level])
-    except RequestError as exc:
-        show_as_message(request, exc)
     return redirect(f"{project.get_absolute_url()}#level-{level.pk}")
 
 
@@ -118,20 +129,18 @@ def _form_errors(form: Any) -> str:
 @require_POST
 def column_edit(request: HttpRequest, pk: Any, column_id: int) -> HttpResponse:
     """Change a column's kind, or (with ``template``) a value column's ``#`` template."""
-    project = _project(request, pk)
+    project = _editable(request, pk)
     column = get_object_or_404(DatasetColumn.objects.select_related("task__project"), pk=column_id,
                                task__project=project)
     form: Any = TemplateForm(request.POST) if "template" in request.POST else ColumnKindForm(request.POST)
     if not form.is_valid():
         messages.error(request, sentence(_form_errors(form)))
     else:
-        try:
+        with as_message(request):
             if isinstance(form, TemplateForm):
                 services.set_column_template(column, form.cleaned_data["template"])
             else:
                 services.set_column_kind(column, form.cleaned_data["kind"])
-        except RequestError as exc:
-            show_as_message(request, exc)
     return redirect(f"{project.get_absolute_url()}#column-{column.pk}")
 
 
@@ -143,7 +152,8 @@ def level_edit(request: HttpRequest, pk: Any, level_id: int) -> HttpResponse:
     Posted with ``next``, it goes on to the next level of the same task that needs work
     (:func:`.levels.next_needing_work`), or back to the project with a message when none is left.
     """
-    project = _project(request, pk)
+    # Everyone who sees the project reads the page (reviewers review from it); only its owner saves.
+    project = _editable(request, pk) if request.method == "POST" else _project(request, pk)
     level = get_object_or_404(DatasetLevel.objects.select_related("column__task"), pk=level_id,
                               column__task__project=project)
     level.column.task.project = project
@@ -152,11 +162,9 @@ def level_edit(request: HttpRequest, pk: Any, level_id: int) -> HttpResponse:
     if request.method == "POST":
         saved = form.is_valid()
         if saved:
-            try:
+            with on_form(form) as outcome:
                 services.set_level_description(level, form.cleaned_data["description"])
-            except RequestError as exc:
-                show_on_form(form, exc)
-                saved = False
+            saved = not outcome.failed
         if saved and request.POST.get("next"):
             return _next_level(request, project, level)
         if saved and on_page:
@@ -170,7 +178,8 @@ def level_edit(request: HttpRequest, pk: Any, level_id: int) -> HttpResponse:
     state = next(s for s in states if s.level.pk == level.pk)
     remaining = sum(1 for s in states if s.level.pk != level.pk and needs_work(s))
     context = {"project": project, "task": level.column.task, "column": level.column, "level": level,
-               "state": state, "form": form, "remaining": remaining}
+               "state": state, "form": form, "remaining": remaining,
+               "can_edit": can_edit_project(request.user, project)}
     return render(request, "annotations/datasets/level_edit.html", context, status=400 if form.errors else 200)
 
 
@@ -231,5 +240,5 @@ def dataset_download(request: HttpRequest, pk: Any) -> FileResponse:
     spool = tempfile.SpooledTemporaryFile(max_size=ZIP_SPOOL_BYTES)  # noqa: SIM115 - FileResponse closes it
     write_zip(project, spool)
     spool.seek(0)
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in project.name)[:80] or "dataset"
-    return FileResponse(spool, as_attachment=True, filename=f"{name}{ZIP_SUFFIX}", content_type="application/zip")
+    return FileResponse(spool, as_attachment=True, filename=zip_download_name(project.name),
+                        content_type="application/zip")

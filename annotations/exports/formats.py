@@ -15,13 +15,13 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, QueryDict, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 
-from annotations.errors import FieldError
-from annotations.exports.cells import neutralise
+from annotations.errors import FieldError, RequestError
 from annotations.exports.keyset import keyset_pages
 from annotations.history.filters import filter_sessions
 from annotations.models import AnnotationSession
 from annotations.records import FLAT_COLUMNS, FLAT_FIELDS, export_record, flat_record
 from annotations.selectors import visible_sessions, with_record_relations
+from bidsdata.cells import safe_row
 
 CSV_PAGE_SIZE = 2000
 
@@ -30,7 +30,8 @@ CSV_PAGE_SIZE = 2000
 JSONL_PAGE_SIZE = 100
 
 
-# One row per session: the flat record (annotations.records), its cells made inert for spreadsheets.
+# One row per session: the flat record (annotations.records), its cells made inert for spreadsheets
+# (bidsdata.cells, the one guard of every table the app writes).
 CSV_COLUMNS = FLAT_COLUMNS
 
 
@@ -74,14 +75,15 @@ def filter_params(params: Mapping[str, Any]) -> Mapping[str, Any]:
     return {k: v for k, v in params.items() if k not in _NOT_FILTERS}
 
 
-class FilterError(ValueError):
-    """History filter values that could not be used; *errors* maps each parameter to a message."""
+class FilterError(RequestError):
+    """History filter values that could not be used (a 400); *errors* maps each parameter to a message."""
 
     def __init__(self, errors: Mapping[str, str]) -> None:
         super().__init__("; ".join(errors.values()))
         self.errors = dict(errors)
 
-    def as_dict(self) -> dict[str, list[str]]:
+    def as_dict(self, default_field: str = "non_field_errors") -> dict[str, list[str]]:
+        """Every parameter at fault with its message (the API's 400 body)."""
         return {name: [message] for name, message in self.errors.items()}
 
 
@@ -103,14 +105,14 @@ def filtered(qs: QuerySet[AnnotationSession], params: Mapping[str, Any]) -> Quer
 
 
 def csv_row(row: Mapping[str, Any]) -> list[str]:
-    return [neutralise(c) for c in flat_record(row)]
+    return safe_row(flat_record(row))
 
 
 def stream_csv(qs: QuerySet[AnnotationSession], page_size: int = CSV_PAGE_SIZE) -> Iterator[str]:
     """The CSV text: the header, then one chunk per page of sessions."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(safe_row(CSV_COLUMNS))
     yield _drain(buffer)
     for page in keyset_pages(qs, page_size, *FLAT_FIELDS):
         writer.writerows(csv_row(row) for row in page)

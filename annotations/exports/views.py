@@ -10,6 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from annotations.access import can_see_all
+from annotations.errors import caught
 from annotations.exports.formats import FilterError, check_format, export_response, sessions_for_export
 from annotations.exports.forms import ExportForm
 from annotations.history.filters import filter_fields
@@ -24,14 +25,12 @@ def export(request: HttpRequest) -> HttpResponse:
     form = ExportForm(request.GET) if "format" in request.GET else ExportForm()
     errors: dict[str, str] = {}
     if form.is_bound and form.is_valid():
-        try:
+        with caught(FilterError) as bad:  # each filter at fault shown beside it
             qs = sessions_for_export(request.user, request.GET)
-        except FilterError as exc:
-            errors = exc.errors
-        else:
             fmt = check_format(form.cleaned_data["format"])
             logger.info("%s exported %s with %s", request.user, fmt.name, dict(request.GET.items()))
             return export_response(request, fmt, qs)
+        errors = bad.error.errors if isinstance(bad.error, FilterError) else {}
     context = {"form": form, "errors": errors, "search": request.GET.get("q", ""),
                "fields": filter_fields(request.GET, show_user=can_see_all(request.user))}
     return render(request, "annotations/exports/export.html", context,

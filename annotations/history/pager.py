@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +67,42 @@ def parse_per_page(raw: str | None) -> int:
     return int(text)
 
 
+def paging(params: Any) -> tuple[int, int, dict[str, str]]:
+    """The page number and size asked for in *params*, and a message for each that is not one (whose
+    default is then used), keyed by its parameter as the filters' errors are."""
+    errors: dict[str, str] = {}
+    number, per_page = 1, DEFAULT_PER_PAGE
+    try:
+        number = parse_page(params.get("page"))
+    except ValueError as exc:
+        errors["page"] = str(exc)
+    try:
+        per_page = parse_per_page(params.get("per_page"))
+    except ValueError as exc:
+        errors["per_page"] = str(exc)
+    return number, per_page, errors
+
+
+def counts(*queries: tuple[QuerySet[Any], int | None]) -> list[int]:
+    """How many rows each queryset selects (at most its limit, when it has one), in one round trip.
+
+    Each is counted by a subquery of its own, so each keeps the plan it has alone (an index-only COUNT stays
+    one): under load a page's time goes on its trips to the database, each one waiting its turn for the
+    interpreter lock on the way back (benchmarks/README.md, "History under load").
+    """
+    db = queries[0][0].db
+    parts: list[str] = []
+    params: list[Any] = []
+    for n, (qs, limit) in enumerate(queries):
+        keys = qs.order_by().values("pk")
+        sql, found = (keys[:limit] if limit is not None else keys).query.get_compiler(using=db).as_sql()
+        parts.append(f"(SELECT COUNT(*) FROM ({sql}) AS counted_{n})")
+        params.extend(found)
+    with connections[db].cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(parts), params)
+        return [int(n) for n in cursor.fetchone()]
+
+
 def page_total(qs: QuerySet[Any], page: CheapPage) -> int:
     """The exact number of rows of *qs*, for filters that count from an index: free when the page's
     keys query reached the end, else one COUNT(*) on the index."""
@@ -75,36 +112,32 @@ def page_total(qs: QuerySet[Any], page: CheapPage) -> int:
 
 
 def estimated_rows(model: type[Model]) -> int | None:
-    """The database's own estimate of how many rows *model*'s table holds, without counting them:
-    PostgreSQL's ``reltuples`` (from the last VACUUM or ANALYZE, which autovacuum keeps fresh) scaled
-    to the table's present size the way the planner does.  None on other databases and for a table
-    never analysed."""
+    """The database's own estimate of how many rows *model*'s table holds (see :func:`table_estimates`)."""
+    return table_estimates(model)[0]
+
+
+def table_estimates(model: type[Model], null_column: str = "") -> tuple[int | None, float | None]:
+    """The database's own estimates, without counting: how many rows *model*'s table holds (PostgreSQL's
+    ``reltuples``, from the last VACUUM or ANALYZE, which autovacuum keeps fresh, scaled to the table's present
+    size the way the planner does) and, with *null_column*, the share of them whose column is NULL
+    (``pg_stats.null_frac``), both in one query.  None for each on other databases and for a table never
+    analysed."""
     connection = connections[router.db_for_read(model)]
     if connection.vendor != "postgresql":
-        return None
+        return None, None
     with connection.cursor() as cursor:
-        cursor.execute("SELECT reltuples, relpages, pg_relation_size(oid) / current_setting('block_size')::int "
-                       "FROM pg_class WHERE oid = to_regclass(%s)", [connection.ops.quote_name(model._meta.db_table)])
+        cursor.execute("SELECT reltuples, relpages, pg_relation_size(oid) / current_setting('block_size')::int, "
+                       "(SELECT null_frac FROM pg_stats WHERE schemaname = current_schema() AND tablename = %s "
+                       "AND attname = %s) FROM pg_class WHERE oid = to_regclass(%s)",
+                       [model._meta.db_table, null_column, connection.ops.quote_name(model._meta.db_table)])
         found = cursor.fetchone()
     if found is None:
-        return None
-    tuples, pages, current_pages = found
+        return None, None
+    tuples, pages, current_pages, null_fraction = found
+    share = None if null_fraction is None else float(null_fraction)
     if tuples < 0 or (pages == 0 and tuples > 0):  # never analysed
-        return None
-    return round(tuples / pages * current_pages) if pages > 0 else round(tuples)
-
-
-def estimated_null_fraction(model: type[Model], column: str) -> float | None:
-    """The database's own estimate of the share of *model*'s rows whose *column* is NULL (PostgreSQL's
-    ``pg_stats.null_frac``, from the last ANALYZE); None on other databases and for a table never analysed."""
-    connection = connections[router.db_for_read(model)]
-    if connection.vendor != "postgresql":
-        return None
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT null_frac FROM pg_stats WHERE schemaname = current_schema() AND tablename = %s "
-                       "AND attname = %s", [model._meta.db_table, column])
-        found = cursor.fetchone()
-    return None if found is None else float(found[0])
+        return None, share
+    return (round(tuples / pages * current_pages) if pages > 0 else round(tuples)), share
 
 
 def about(number: int) -> int:
@@ -201,18 +234,24 @@ def _offset_keys(qs: QuerySet[Any], offset: int, limit: int) -> list[Any]:
 
 
 def cheap_page(qs: QuerySet[Any], number: int, per_page: int = 50, *,
-               rows: QuerySet[Any] | None = None, keys: list[Any] | None = None,
+               shape: Callable[[QuerySet[Any]], QuerySet[Any]] | None = None, keys: list[Any] | None = None,
                after: Cursor | None = None, before: Cursor | None = None) -> CheapPage:
     """One page of *qs* (ordered by ORDERING) in two steps: the page's keys, then its rows.
 
     The keys query carries the offset, so a deep page walks only the ordering index instead of
-    reading (and joining) every row it skips; *rows* (default: all of the model) loads the page's
-    rows with whatever select_related/only the caller wants.  *keys*: every key already in order
+    reading (and joining) every row it skips; *shape* turns a queryset into the one that loads the page's
+    rows with whatever select_related/only the caller wants.  The first page skips nothing, so it is read
+    in one step (one trip to the database less).  *keys*: every key already in order
     (see collect_keys), so no keys query at all.  *after* / *before*: the page is the one that
     follows / precedes that row (a pager link's cursor), found from the index without an offset;
     *number* then only labels it.
     """
     offset = (number - 1) * per_page
+    shape = shape or (lambda found: found)
+    if offset == 0 and keys is None and after is None and before is None:
+        first = list(shape(qs)[:per_page + 1])
+        return CheapPage(items=first[:per_page], number=number, per_page=per_page, has_next=len(first) > per_page,
+                         seen=len(first), reached_end=len(first) <= per_page)
     if keys is not None:
         window = keys[offset:offset + per_page + 1]
     elif after is not None:
@@ -225,8 +264,7 @@ def cheap_page(qs: QuerySet[Any], number: int, per_page: int = 50, *,
     # A page before a cursor has the cursor's row (and the page it came from) after it.
     has_next = seen > per_page or (before is not None and keys is None)
     window = window[:per_page]
-    source = rows if rows is not None else qs.model._default_manager.all()
-    by_key = {obj.pk: obj for obj in source.filter(pk__in=window)} if window else {}
+    by_key = {obj.pk: obj for obj in shape(qs.model._default_manager.all()).filter(pk__in=window)} if window else {}
     items = [by_key[k] for k in window if k in by_key]
     # Past the end (an empty page after the first) says nothing about where the end is.
     reached_end = not has_next and (seen > 0 or number == 1)

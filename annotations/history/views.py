@@ -32,11 +32,11 @@ from annotations.history.pager import (
     about,
     cheap_page,
     collect_keys,
-    estimated_null_fraction,
+    counts,
     estimated_rows,
     page_total,
-    parse_page,
-    parse_per_page,
+    paging,
+    table_estimates,
 )
 from annotations.models import AnnotationSession
 from annotations.selectors import visible_sessions
@@ -154,32 +154,57 @@ def _estimated_total(params: Any, whole: bool) -> int | None:
         return None
     if active.get("levels", "show") == "show":
         return estimated_rows(AnnotationSession)
-    rows, share = estimated_rows(AnnotationSession), estimated_null_fraction(AnnotationSession, "dataset_level_id")
+    rows, share = table_estimates(AnnotationSession, "dataset_level_id")
     if rows is None or share is None:
         return None
     return round(rows * (share if active["levels"] == "hide" else 1 - share))
 
 
-def _page_and_total(qs: Any, params: Any, number: int, per_page: int, *,
-                    whole: bool = False) -> tuple[CheapPage, int, str]:
-    """The page, the total, and how to read it: "" exact (on an index, or a scan up to COUNT_LIMIT),
-    "more than" (a broad search), "about" (every run of a large history: the database's estimate)."""
-    ordered = qs.order_by(*ORDERING)
-    rows = (AnnotationSession.objects.select_related("user").only(*ROW_FIELDS)
+def _row_fields(qs: QuerySet[AnnotationSession]) -> QuerySet[AnnotationSession]:
+    """*qs* loading what a row shows, with the project's owner for a run without a user."""
+    return (qs.select_related("user").only(*ROW_FIELDS)
             .annotate(project_owner=F("dataset_level__column__task__project__user__username")))
+
+
+def _hidden_count(hidden: QuerySet[AnnotationSession] | None) -> int | None:
+    """The dataset-level runs the page hides, up to COUNT_LIMIT + 1 ("more than"); None when it hides none."""
+    return None if hidden is None else len(hidden.order_by().values_list("pk", flat=True)[:COUNT_LIMIT + 1])
+
+
+def _page_and_total(qs: Any, params: Any, number: int, per_page: int, *, whole: bool = False,
+                    hidden: QuerySet[AnnotationSession] | None = None) -> tuple[CheapPage, int, str, int | None]:
+    """The page, the total, how to read it ("" exact, on an index or a scan up to COUNT_LIMIT; "more than",
+    a broad search; "about", every run of a large history: the database's estimate), and how many runs of
+    *hidden* (the dataset-level runs the page hides, counted from the indexes) there are.
+
+    Each trip to the database costs a page under load far more than the query itself, so a total that needs
+    a COUNT is taken in the same trip as the hidden runs' count (:func:`.pager.counts`).
+    """
+    ordered = qs.order_by(*ORDERING)
     # A link's cursor, used where the page would otherwise be found by OFFSET (page 1 needs none).
     seek = {"after": Cursor.parse(params.get("after")), "before": Cursor.parse(params.get("before"))} \
         if number > 1 else {}
     if counts_from_index(params):
-        page = cheap_page(ordered, number, per_page, rows=rows, **seek)
-        if not page.reached_end:
-            estimate = _estimated_total(params, whole)
-            if estimate is not None and estimate > ESTIMATE_ABOVE:
-                # Never fewer than the rows this page has shown to exist.
-                return page, max(about(estimate), page.end_index + page.has_next), "about"
-        return page, page_total(qs, page), ""
+        page = cheap_page(ordered, number, per_page, shape=_row_fields, **seek)
+        if page.reached_end:
+            return page, page_total(qs, page), "", _hidden_count(hidden)
+        estimate = _estimated_total(params, whole)
+        if estimate is not None and estimate > ESTIMATE_ABOVE:
+            # Never fewer than the rows this page has shown to exist.
+            return page, max(about(estimate), page.end_index + page.has_next), "about", _hidden_count(hidden)
+        if hidden is None:
+            return page, page_total(qs, page), "", None
+        total, hidden_runs = counts((qs, None), (hidden, COUNT_LIMIT + 1))
+        return page, total, "", hidden_runs
     keys = collect_keys(qs, COUNT_LIMIT)
-    page = cheap_page(ordered, number, per_page, rows=rows, keys=keys, **({} if keys is not None else seek))
+    page, total, qualifier = _searched_page(qs, ordered, keys, number, per_page, seek)
+    return page, total, qualifier, _hidden_count(hidden)
+
+
+def _searched_page(qs: Any, ordered: Any, keys: list[Any] | None, number: int, per_page: int,
+                   seek: dict[str, Any]) -> tuple[CheapPage, int, str]:
+    """A page of a search (or an unindexed filter): *keys* all it found, or None for more than COUNT_LIMIT."""
+    page = cheap_page(ordered, number, per_page, shape=_row_fields, keys=keys, **({} if keys is not None else seek))
     if keys is not None:
         return page, len(keys), ""
     if page.reached_end:  # the last page of a broad search: its end is the total
@@ -211,13 +236,14 @@ def _pager_links(page: CheapPage, base: dict[str, Any]) -> tuple[str, str]:
     return newer, older
 
 
-def _hidden_level_runs(visible: QuerySet[AnnotationSession], params: dict[str, Any]) -> int | None:
-    """How many dataset-level runs the page hides (up to COUNT_LIMIT + 1: "more than"), read from the indexes;
-    None when it shows them, or when counting them would scan (a text search)."""
+def _hidden_level_runs(visible: QuerySet[AnnotationSession],
+                       params: dict[str, Any]) -> QuerySet[AnnotationSession] | None:
+    """The dataset-level runs the page hides, to count from the indexes; None when it shows them, or when
+    counting them would scan (a text search)."""
     if params.get("levels") != "hide" or not counts_from_index(params):
         return None
     found, _ = filter_sessions(visible, {**params, "levels": "only"})
-    return len(found.order_by().values_list("pk", flat=True)[:COUNT_LIMIT + 1])
+    return found
 
 
 def _level_toggle(filters: dict[str, str], params: dict[str, Any], hidden: int | None) -> dict[str, Any]:
@@ -235,22 +261,14 @@ def history(request: HttpRequest) -> HttpResponse:
     params = with_page_defaults(request.GET)  # dataset-level runs hidden unless asked for
     visible = visible_sessions(request.user)
     qs, errors = filter_sessions(visible, params)
-    try:
-        number = parse_page(request.GET.get("page"))
-    except ValueError as exc:
-        errors["page"] = str(exc)
-        number = 1
-    try:
-        per_page = parse_per_page(request.GET.get("per_page"))
-    except ValueError as exc:
-        errors["per_page"] = str(exc)
-        per_page = DEFAULT_PER_PAGE
+    number, per_page, paging_errors = paging(request.GET)
+    errors.update(paging_errors)
     filters = active_filters(request.GET)
     page, rows, total, qualifier, hidden = None, [], 0, "", None
     if not errors:
-        page, total, qualifier = _page_and_total(qs, params, number, per_page, whole=not visible.query.where)
+        page, total, qualifier, hidden = _page_and_total(qs, params, number, per_page, whole=not visible.query.where,
+                                                         hidden=_hidden_level_runs(visible, params))
         rows = [HistoryRow.of(s) for s in page.items]
-        hidden = _hidden_level_runs(visible, params)
     size_query = {} if per_page == DEFAULT_PER_PAGE else {"per_page": per_page}
     show_usage = any(r.tokens for r in rows)
     newer_query, older_query = _pager_links(page, {**filters, **size_query}) if page else ("", "")

@@ -25,6 +25,8 @@ class ColumnKind(models.TextChoices):
 class JobStatus(models.TextChoices):
     READY = "ready", "Ready"
     ANNOTATING = "annotating", "Annotating"
+    # Every run has ended; the job composes, validates and stores each task's sidecar (done comes after).
+    VALIDATING = "validating", "Validating"
     DONE = "done", "Done"
     FAILED = "failed", "Failed"
 
@@ -37,11 +39,15 @@ class DatasetProject(models.Model):
                              related_name="dataset_projects")
     name = models.CharField(max_length=200)
     hed_version = models.JSONField(null=True, blank=True, help_text="HEDVersion of dataset_description.json.")
-    schema_version = models.CharField(max_length=16, help_text="The schema the levels are annotated with.")
+    schema_version = models.CharField(max_length=200, help_text="The schema the levels are annotated with.")
     ignore_existing_hed = models.BooleanField(default=False)
     concurrency = models.PositiveSmallIntegerField(default=4)
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.READY)
     error = models.TextField(blank=True)
+    # The validating phase's lease (annotations.datasets.phases): the job validating keeps it fresh; a lapsed
+    # one means that job died, and the sweep hands the phase on. The attempt fences off a job that lost it.
+    validation_attempt = models.PositiveIntegerField(default=0)
+    validation_lease_expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -85,6 +91,10 @@ class DatasetTask(models.Model):
     context = models.JSONField(default=dict, blank=True, help_text="What the dataset says of the task, for the "
                                "annotator: readme, task_name, task_description, instructions (bidsdata.context).")
     notes = models.JSONField(default=list, blank=True, help_text="Notes on its events files: [{path, message}].")
+    # The sidecar asked for (annotations.datasets.results): the digest and the lease of its computation. A
+    # lapsed lease with no result stored means the worker computing it died: it is asked for again.
+    validating_digest = models.CharField(max_length=64, blank=True)
+    validation_lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("name",)

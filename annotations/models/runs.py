@@ -30,7 +30,7 @@ class AnnotationSession(models.Model):
                              related_name="annotation_sessions")
     description = models.TextField()
     options = models.JSONField(default=dict, blank=True)
-    schema_version = models.CharField(max_length=16)
+    schema_version = models.CharField(max_length=200)
     status = models.CharField(max_length=16, choices=SessionStatus.choices, default=SessionStatus.QUEUED)
     error = models.TextField(blank=True)
     interrupted = models.BooleanField(default=False)

@@ -23,7 +23,7 @@ from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion
 from annotations import access
 from annotations.datasets.selectors import visible_projects
 from annotations.datasets.services import add_session_to_level
-from annotations.errors import RequestError, show_on_form
+from annotations.errors import caught, on_form, show_on_form
 from annotations.models import AnnotationSession, DatasetLevel
 from annotations.review import services as reviews
 from annotations.review.forms import CorrectionForm, DatasetLevelForm, ReviewForm
@@ -54,10 +54,8 @@ def _panel_post(request: HttpRequest, session: AnnotationSession, form: forms.Fo
                 save: Callable[[dict[str, Any]], HttpResponse]) -> HttpResponse:
     """Run *save* on the form's data; bad input (the form's or the rules') re-renders the panel with 400."""
     if form.is_valid():
-        try:
+        with on_form(form):
             return save(form.cleaned_data)
-        except RequestError as exc:
-            show_on_form(form, exc)
     return _panel(request, session, status=400, **{form_name: form})
 
 
@@ -112,15 +110,15 @@ def review_correct(request: HttpRequest, pk: Any) -> HttpResponse:
     form = CorrectionForm(request.POST)
 
     def save(data: dict[str, Any]) -> HttpResponse:
-        try:
+        with caught(reviews.CorrectionRefused) as refused:
             revision = reviews.correct_annotation(session, request.user, data["hed"], comment=data["comment"],
                                                   draft=draft)
-        except reviews.CorrectionRefused as exc:
+        if isinstance(refused.error, reviews.CorrectionRefused):
             # Shown beside the editor with the issues, so the reviewer can fix it or keep it as a draft.
-            show_on_form(form, exc)
+            show_on_form(form, refused.error)
             if not request.htmx:
-                messages.error(request, exc.message)
-            return _panel(request, session, status=400, correction_form=form, refused_issues=exc.issues)
+                messages.error(request, refused.error.message)
+            return _panel(request, session, status=400, correction_form=form, refused_issues=refused.error.issues)
         if revision.is_draft:
             message = "Draft saved; it does not change the annotation until you save it as a correction." + (
                 "" if revision.is_valid else " It does not validate yet.")
@@ -136,12 +134,7 @@ def review_correct(request: HttpRequest, pk: Any) -> HttpResponse:
 def review_request(request: HttpRequest, pk: Any) -> HttpResponse:
     """The owner asks reviewers to look at their finished run."""
     session = _session_for(request, pk)
-    try:
-        reviews.request_review(session, request.user)
-    except PermissionError as exc:
-        return HttpResponseForbidden(str(exc))
-    except RequestError as exc:
-        return HttpResponse(exc.message, status=exc.status)
+    reviews.request_review(session, request.user)  # refused (403, 409): the status page (RequestErrorMiddleware)
     return _panel(request, session, request_message="Review requested: it is now at the top of the queue.")
 
 

@@ -7,13 +7,18 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
-from agents.schema import available_versions
+from agents.schema import available_versions, library_versions
 from agents.state import MAX_DESCRIPTION_CHARS, WorkflowOptions
 
 
 def schema_choices() -> list[tuple[str, str]]:
     # Newest first: the version most people want is at the top of the list.
     return [(v, v) for v in reversed(available_versions())]
+
+
+def schema_and_library_choices() -> list[tuple[str, str]]:
+    """The standard versions, then every library hedtools ships (partnered ones bring their standard schema)."""
+    return [*schema_choices(), *((v, f"{v} (library)") for v in library_versions())]
 
 
 def default_schema() -> str:
@@ -28,7 +33,7 @@ class AnnotateForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 5, "maxlength": MAX_DESCRIPTION_CHARS,
                                      "placeholder": "A red circle appears at the centre of the screen "
                                                     "and the participant presses the left button."}))
-    schema_version = forms.ChoiceField(label="HED schema version", choices=schema_choices)
+    schema_version = forms.ChoiceField(label="HED schema version", choices=schema_and_library_choices)
     max_validation_attempts = forms.IntegerField(
         label="Max validation attempts", min_value=1, max_value=10, initial=WorkflowOptions().max_validation_attempts)
     run_assessment = forms.BooleanField(label="Run the completeness assessment", required=False)

@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Exists, OuterRef, QuerySet
 from django.template.loader import render_to_string
 
-from annotations.access import may_cancel
+from annotations.access import can_rerun, may_cancel
 from annotations.models import AgentStepRecord, AnnotationSession
 from annotations.runs.lease import is_lost
 
@@ -15,7 +15,7 @@ from annotations.runs.lease import is_lost
 def session_flags(session: AnnotationSession, user: Any) -> dict[str, Any]:
     # A run whose worker died may be re-run at once: it would otherwise wait for the sweeper.
     return {"session": session, "can_cancel": may_cancel(user, session),
-            "can_rerun": session.is_finished or is_lost(session)}
+            "can_rerun": (session.is_finished or is_lost(session)) and can_rerun(user, session)}
 
 
 def ws_path(session: AnnotationSession, after: int) -> str:

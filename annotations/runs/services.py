@@ -12,8 +12,9 @@ from django.utils import timezone
 from agents.schema import UnknownSchemaVersion
 from agents.state import WorkflowOptions
 from agents.workflow import InvalidInput, check_description, check_options
+from annotations.access import check_edit_project, level_run_owner, project_of_run
 from annotations.errors import RequestError, sentence
-from annotations.limits import check_run_quota
+from annotations.limits import check_level_quota, check_run_quota
 from annotations.llm.status import vision_model_for
 from annotations.models import AnnotationSession, SessionStatus
 from annotations.runs.images import check_image
@@ -38,11 +39,16 @@ def build_options(data: dict[str, Any] | None) -> WorkflowOptions:
     except (TypeError, ValueError) as exc:
         raise RequestError(sentence(f"invalid option: {exc}")) from exc
     try:
-        return check_options(options)
+        options = check_options(options)
     except UnknownSchemaVersion as exc:
         raise RequestError(sentence(str(exc)), field="schema_version") from exc
     except InvalidInput as exc:
         raise RequestError(sentence(str(exc)), field=exc.field) from exc
+    limit = AnnotationSession._meta.get_field("schema_version").max_length
+    if limit and len(options.schema_version) > limit:  # a long list of libraries; PostgreSQL would refuse it
+        raise RequestError(f"the schema list {options.schema_version!r} is longer than the {limit} characters "
+                           "a run can store", field="schema_version")
+    return options
 
 
 def _as_bool(value: Any) -> bool:
@@ -67,13 +73,14 @@ def create_session(*, user: Any, description: str, options: WorkflowOptions,
     if image is not None:
         check_image(image, max_image_bytes)
         check_vision(user)
-    check_run_quota(user)
     session = AnnotationSession(user=user if user is not None and user.is_authenticated else None,
                                 description=text, options=options.to_dict(),
                                 schema_version=options.schema_version)
     if image is not None:
         session.image = image
-    session.save()
+    with transaction.atomic():  # the quota's count and the new row, under the user's lock
+        check_run_quota(user)
+        session.save()
     return session
 
 
@@ -117,15 +124,29 @@ def may_rerun(session: AnnotationSession) -> bool:
 
 
 def rerun_session(session: AnnotationSession, *, user: Any) -> AnnotationSession:
-    """A fresh session with the same description, options and image; a lost original is ended first."""
+    """A fresh session with the same description, options and image; a lost original is ended first.
+
+    A run of a dataset level is a run of that project: only its owner (and staff) may start one
+    (403 otherwise), it counts against ``HEDIT_DATASET_RATE`` and belongs to the project's owner, like
+    every run of the project. Any other run counts against ``HEDIT_RUN_RATE`` and belongs to *user*.
+    """
+    starter = user if user.is_authenticated else session.user
+    project = project_of_run(session)
+    if project is not None:
+        check_edit_project(starter, project)
+    if session.image:
+        check_vision(starter)
     if not session.is_finished and is_lost(session):
         end_lost_run(session, SessionStatus.FAILED, "its worker stopped; re-run as a new session")
-    check_run_quota(user if user.is_authenticated else session.user)
-    if session.image:
-        check_vision(user if user.is_authenticated else session.user)
-    new = AnnotationSession.objects.create(user=user if user.is_authenticated else session.user,
-                                           description=session.description, options=session.options,
-                                           schema_version=session.schema_version, image=session.image.name or "",
-                                           dataset_level_id=session.dataset_level_id)
-    start_session(new)
+    owner = level_run_owner(starter, project) if project is not None else starter
+    with transaction.atomic():  # the quota's count and the new row, under the owner's lock
+        if project is not None:
+            check_level_quota(owner, 1)
+        else:
+            check_run_quota(owner)
+        new = AnnotationSession.objects.create(
+            user=owner, description=session.description, options=session.options,
+            schema_version=session.schema_version, image=session.image.name or "",
+            dataset_level_id=session.dataset_level_id)
+        start_session(new)
     return new

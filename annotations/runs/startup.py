@@ -6,6 +6,7 @@ management commands; the separate worker warms the schema itself (annotations.ru
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
 
@@ -13,6 +14,26 @@ from django.conf import settings
 from django.db import DatabaseError
 
 logger = logging.getLogger(__name__)
+
+# hedtools' modules the app uses, and ours that import them. Python's import lock is per module: a request
+# thread importing hed.errors while the warm-up thread is half-way through it saw a partially initialised
+# module (ImportError on the first requests after a start), so all are imported in the main thread first.
+HEDTOOLS_MODULES = (
+    "hed", "hed.errors", "hed.errors.error_reporter", "hed.errors.exceptions", "hed.models", "hed.models.df_util",
+    "hed.models.model_constants", "hed.schema", "hed.validator", "hed.validator.spreadsheet_validator",
+    "hed.validator.onset_validator", "hed.tools.analysis.annotation_util", "hed.tools.analysis.event_manager",
+    "hed.tools.analysis.event_checker", "hed.tools.analysis.hed_type_manager",
+    "agents.validation", "agents.vocabulary", "bidsdata.sidecar", "bidsdata.validation",
+)
+
+
+def import_hedtools() -> None:
+    """Import :data:`HEDTOOLS_MODULES` in this (the main) thread, before any other thread may."""
+    for name in HEDTOOLS_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:  # a module gone from a newer hedtools: the rest are still imported in time
+            logger.warning("could not import %s at start", name, exc_info=True)
 
 
 def warm_up_schema(version: str) -> None:
@@ -41,14 +62,17 @@ def on_server_start() -> None:
         if _started:
             return
         _started = True
+    import_hedtools()  # before the warm-up thread and before the first request thread
     threading.Thread(target=warm_up_schema, args=(settings.HEDIT_DEFAULT_SCHEMA,), name="hedit-warm-up",
                      daemon=True).start()
     if settings.HEDIT_TASK_BACKEND != "thread":
         # Separate workers own their runs; a web process starting says nothing about them.
         return
+    from annotations.datasets.recovery import resume_cut_off_validation
     from annotations.runs.recovery import resume_cut_off_runs
 
     try:
         resume_cut_off_runs()
+        resume_cut_off_validation()
     except DatabaseError:
         logger.warning("could not check for interrupted runs (database not migrated yet?)", exc_info=True)

@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotations.access import may_cancel
-from annotations.errors import RequestError, show_as_message, show_on_form
+from annotations.errors import as_message, on_form
 from annotations.llm.status import vision_model_for
 from annotations.models import AnnotationSession
 from annotations.runs import services
@@ -37,18 +37,16 @@ def annotate(request: HttpRequest) -> HttpResponse:
     form = AnnotateForm(request.POST, request.FILES, vision_model=vision_model_for(request.user))
     status = 400
     if form.is_valid():
-        try:
+        with on_form(form) as outcome:  # beside its field (a quota at the top), with its status (400, 429)
             options = services.build_options(form.option_data())
             with transaction.atomic():
                 session = services.create_session(
                     user=request.user, description=form.cleaned_data["description"], options=options,
                     image=form.cleaned_data.get("image"), max_image_bytes=settings.HEDIT_MAX_IMAGE_BYTES)
                 services.start_session(session)
-        except RequestError as exc:  # beside its field (a quota at the top), with its status (400, 429)
-            status = show_on_form(form, exc)
-        else:
             logger.info("session %s queued by %s", session.pk, request.user)
             return redirect(session)
+        status = outcome.status
     return render(request, "annotations/runs/annotate.html", {"form": form}, status=status)
 
 
@@ -105,10 +103,10 @@ def session_rerun(request: HttpRequest, pk: Any) -> HttpResponse:
     if not services.may_rerun(session):
         messages.error(request, "This run is still going; cancel it first or wait for it to finish.")
         return redirect(session)
-    try:
+    # The quota, or an image and no vision model any more: a message on the run's page. Another user's project
+    # (403) is a refusal, not a message on a page one may not act on: as_message lets it through.
+    with as_message(request):
         new = services.rerun_session(session, user=request.user)
-    except RequestError as exc:  # the quota, or an image and no vision model any more
-        show_as_message(request, exc)
-        return redirect(session)
-    messages.success(request, "Started a new run with the same description and options.")
-    return redirect(new)
+        messages.success(request, "Started a new run with the same description and options.")
+        return redirect(new)
+    return redirect(session)

@@ -21,7 +21,15 @@ from typing import Any
 
 from bidsdata.assembly import DroppedTags, drop_repeated, usable_templates, without_event_types
 from bidsdata.composition import cues
-from bidsdata.composition.definitions import ENTRY, Definitions, conditions, lasting, repeated_content
+from bidsdata.composition.definitions import (
+    ENTRY,
+    Definitions,
+    conditions,
+    defined_names,
+    free_entry,
+    lasting,
+    repeated_content,
+)
 from bidsdata.composition.displays import screen_displays
 from bidsdata.composition.distinct import distinguish, level_texts
 from bidsdata.composition.events import complete_event, one_event
@@ -30,6 +38,7 @@ from bidsdata.composition.nesting import nested_columns, nested_items, reference
 from bidsdata.composition.roles import CONDITION, EVENT, MODIFIER, VALUE, column_roles
 from bidsdata.composition.rows import NA, EventRows
 from bidsdata.composition.tags import Names, has_event, names
+from bidsdata.glossary import Glossary, readme_description
 from bidsdata.inventory import TaskInventory
 
 logger = logging.getLogger(__name__)
@@ -49,12 +58,20 @@ class Composition:
     notes: list[DroppedTags] = field(default_factory=list)
     fallback: str = ""
     """Why the levels' own HED is used instead (a composition hedtools found errors in); empty when composed."""
+    entry: str = ENTRY
+    """The sidecar key of :attr:`definitions`: one no column or key of the lab's is named."""
 
     def apply(self, sidecar: dict[str, Any]) -> dict[str, Any]:
         """*sidecar* (built from :attr:`annotations`) with the definitions entry added."""
         if self.definitions:
-            sidecar[ENTRY] = self.definitions
+            sidecar[self.entry] = self.definitions
         return sidecar
+
+
+def lab_names(task: TaskInventory, events: Mapping[str, str]) -> list[str]:
+    """Every name the lab uses for a column or sidecar key: the composed entry must be none of them."""
+    headers = [name for text in events.values() for name in text.partition("\n")[0].rstrip("\r").split("\t")]
+    return [c.name for c in task.columns] + list(task.original_sidecar) + headers
 
 
 def _describe(task: TaskInventory, column: str) -> dict[str, str]:
@@ -129,6 +146,85 @@ def _implied(column: str, chosen: Annotations, roles: Mapping[str, str], rows: E
             for value, seen in found.items()}
 
 
+def _padded(column: str, given: Mapping[str, str] | str, rows: EventRows) -> str | None:
+    """A value of *column* that begins or ends with whitespace, if any: a level key or a cell."""
+    values = list(given) if isinstance(given, Mapping) else []
+    values += [row[column] for row in rows.all() if isinstance(row.get(column), str)]
+    return next((v for v in values if v != v.strip() and v.strip() not in NA), None)
+
+
+def _without_padded(chosen: Annotations, rows: EventRows) -> list[DroppedTags]:
+    """Columns whose values begin or end with spaces lose their HED, each with the fix as a note.
+
+    hedtools uses a value exactly as written and refuses HED for a column holding a padded one (a tabular
+    error for the whole file), so no annotation of the column can be kept: the lab must fix the data, and
+    one such column must not send the whole task back to the levels' plain HED."""
+    notes = []
+    for column in list(chosen):
+        value = _padded(column, chosen[column], rows)
+        if value is None:
+            continue
+        del chosen[column]
+        notes.append(DroppedTags(column, None, (), reason=(
+            f"its values begin or end with spaces (such as {value!r}), and hedtools uses values exactly as "
+            f"written: remove the spaces from column {column!r} in the events files, then annotate it again")))
+        logger.info("column %s left without HED: padded value %r", column, value)
+    return notes
+
+
+def _glossary(task: TaskInventory) -> Glossary:
+    """The task's own words, most specific first, for reading what its level codes abbreviate."""
+    context = task.context
+    return Glossary.of([
+        [context.task_name, context.task_description],
+        [readme_description(context.readme), context.instructions],
+        [c.description for c in task.columns if c.description and not c.needs_description]])
+
+
+def _named_only(chosen: Annotations, roles: Mapping[str, str], rows: EventRows, labelled: list[tuple[str, str]],
+                main: str | None, known: Names) -> list[DroppedTags]:
+    """Columns besides the main event column whose levels are told apart only by their names lose their HED.
+
+    Without their Labels, such levels all say the same thing (``Correct-action`` for both codes 0 and 1 of a
+    column) and a Label adds a name, not a meaning: the column's HED would say something false of some of its
+    rows. It is left out, each level with a note asking what sets it apart. An event column is left out only
+    where every row it has a value in gets its event from the main event column (or its levels hold no event
+    type), so no row loses its event."""
+    named: dict[str, set[str]] = {}
+    for column, level in labelled:
+        named.setdefault(column, set()).add(level)
+    notes = []
+    for column, levels in named.items():
+        given = chosen.get(column)
+        if column == main or roles.get(column) not in (EVENT, MODIFIER) or not isinstance(given, Mapping):
+            continue
+        if set(given) - levels or len(given) < 2 or len({_unnamed(h) for h in given.values()}) > 1:
+            continue
+        if roles[column] == EVENT and any(has_event(h, known) for h in given.values()) \
+                and not _covered(column, main, chosen, rows):
+            continue
+        del chosen[column]
+        labelled[:] = [(c, lv) for c, lv in labelled if c != column]
+        notes += [DroppedTags(column, level, (), reason=(
+            "its levels are told apart only by their names, so their HED said the same of every level: "
+            "describe what each level of the column means"))
+            for level in sorted(levels)]
+    return notes
+
+
+def _unnamed(hed: str) -> str:
+    """*hed* without its Labels, for comparing what levels say."""
+    return re.sub(r"\s+", "", re.sub(r"Label/[^,()]*", "", hed)).replace(",,", ",").strip(",")
+
+
+def _covered(column: str, main: str | None, chosen: Annotations, rows: EventRows) -> bool:
+    """Every row with a value in *column* has a level of the *main* event column with HED."""
+    levels = chosen.get(main) if main else None
+    if not isinstance(levels, Mapping):
+        return False
+    return all(levels.get(row.get(main) or "") for row in rows.all() if row.get(column) not in NA)
+
+
 def compose_task(task: TaskInventory, annotations: Mapping[str, Mapping[str, str] | str],
                  events: Mapping[str, str], schema_version: str | list[str] | None) -> Composition:
     """The sidecar HED for *task* from the levels' annotations (column -> level -> HED, or a template)."""
@@ -138,9 +234,10 @@ def compose_task(task: TaskInventory, annotations: Mapping[str, Mapping[str, str
     notes += marked
     chosen = {c: dict(v) if isinstance(v, Mapping) else v for c, v in chosen.items()}
     rows = EventRows.read(events)
+    notes += _without_padded(chosen, rows)
     roles = column_roles(task, chosen, rows, known)
     modality = _modality(task, chosen)
-    defs = Definitions()
+    defs = Definitions(taken=defined_names(task.original_sidecar))
     lasting_levels = lasting(task, chosen, roles, known, defs, modality)
     factors = conditions(task, chosen, roles, known, defs)
     for column, role in roles.items():
@@ -175,16 +272,20 @@ def compose_task(task: TaskInventory, annotations: Mapping[str, Mapping[str, str
     chosen = {**top, **{c: chosen[c] for c in nested}}
     notes += dropped
     labelled: list[tuple[str, str]] = []
+    main = next((c for c, r in roles.items() if r == EVENT), None)
+    glossary = _glossary(task)
     for column, role in roles.items():
         levels = chosen.get(column)
         if role in (EVENT, MODIFIER) and isinstance(levels, Mapping) and len(levels) > 1:
-            texts = level_texts(levels, _describe(task, column))
+            texts = level_texts(levels, _describe(task, column), glossary)
             inner = column in nested
             chosen[column], named = distinguish(
                 levels, texts, known, schema_version, nested=role == EVENT,
                 hints=_implied(column, chosen, roles, rows, nested) if inner else None,
                 avoid=nested_items(chosen, roles, nested, column, known, defs.strings) if inner else None,
-                label_prefix=f"{column}-" if inner else "")
+                # Only the main event column's Labels go without its name: two columns' "Label/0" in one
+                # event would be a repeated tag.
+                label_prefix=f"{column}-" if inner or column != main else "")
             labelled += [(column, lv) for lv in named]
     for column in [c for c, r in roles.items() if r == MODIFIER and isinstance(chosen.get(c), Mapping)]:
         # A level whose own HED only repeated its event's keeps a name in the sidecar, never a hole.
@@ -194,11 +295,12 @@ def compose_task(task: TaskInventory, annotations: Mapping[str, Mapping[str, str
             labelled.append((column, level))
             notes.append(DroppedTags(column, level, (), reason="its own HED only repeated what its event says; "
                                      "describe what sets it apart"))
+    notes += _named_only(chosen, roles, rows, labelled, main, known)
     chosen = {c: v for c, v in chosen.items() if v}
     unreferenced(chosen, roles)
     repeated_content(chosen, roles, known, defs)
     return Composition(annotations=chosen, definitions=defs.entry() if defs.strings else None, roles=roles,
-                       factors=factors, labelled=labelled, notes=notes)
+                       factors=factors, labelled=labelled, notes=notes, entry=free_entry(lab_names(task, events)))
 
 
 def plain_composition(annotations: Mapping[str, Mapping[str, str] | str], events: Mapping[str, str],

@@ -1,15 +1,16 @@
 """Definitions a curator writes: a factor's levels as ``Condition-variable`` definitions, and things that
 last (a start code and its end code) as ``Onset``/``Offset`` of one definition.
 
-Definitions go to one ``hed_def_*`` sidecar entry (:data:`ENTRY`); levels then say ``Def/Name``, so
-hedtools' HedTypeManager recovers each factor and its levels, and the EventsChecker sees the lasting
-things as the temporal events they are.
+Definitions go to one ``hed_def_*`` sidecar entry (:data:`ENTRY`, or :func:`free_entry` when the lab's
+columns or sidecar use that name); levels then say ``Def/Name``, so hedtools' HedTypeManager recovers each
+factor and its levels, and the EventsChecker sees the lasting things as the temporal events they are. The
+names made never repeat a definition of the lab's own sidecar (:func:`defined_names`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from bidsdata.composition import cues
@@ -30,17 +31,41 @@ ENTRY = "hed_def_composed"
 _STOP = {"a", "an", "the", "of", "to", "from", "with", "in", "on", "at", "for", "and", "or", "by", "is", "are",
          "this", "that", "which", "be", "showing", "presentation"}
 _NAME = re.compile(r"[^A-Za-z0-9-]+")
+_DEFINED = re.compile(r"\bDefinition/([^\s,()]+)", re.IGNORECASE)
+
+
+def free_entry(taken: Iterable[str]) -> str:
+    """:data:`ENTRY`, or ``ENTRY_2``... when the lab has a column or sidecar key of that name (case-folded: a
+    sidecar written over the lab's column would lose that column's HED)."""
+    folded = {name.casefold() for name in taken}
+    name, n = ENTRY, 2
+    while name.casefold() in folded:
+        name, n = f"{ENTRY}_{n}", n + 1
+    return name
+
+
+def defined_names(value: object) -> set[str]:
+    """The names, lower-cased, of every ``Definition/`` anywhere in *value* (the lab's uploaded sidecar)."""
+    if isinstance(value, str):
+        return {name.lower() for name in _DEFINED.findall(value)}
+    if isinstance(value, Mapping):
+        return set().union(*(defined_names(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(defined_names(v) for v in value)) if value else set()
+    return set()
 
 
 @dataclass
 class Definitions:
-    """Definition name -> its ``(Definition/Name, (...))`` string, names kept unique."""
+    """Definition name -> its ``(Definition/Name, (...))`` string, names kept unique among themselves and
+    apart from *taken* (the lab's own definitions, lower-cased: hedtools refuses a name defined twice)."""
 
     strings: dict[str, str] = field(default_factory=dict)
+    taken: set[str] = field(default_factory=set)
 
     def add(self, name: str, content: str) -> str:
         base, n = name, 2
-        while name.lower() in {k.lower() for k in self.strings}:
+        while name.lower() in self.taken | {k.lower() for k in self.strings}:
             name, n = f"{base}-{n}", n + 1
         body = content if is_group(content) else f"({content})"
         self.strings[name] = f"(Definition/{name}, {body})" if content else f"(Definition/{name})"

@@ -8,22 +8,30 @@ says nothing new, a ``Label`` with the level's name keeps it apart and the colli
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
+from agents.conventions import forms
 from agents.offline.annotator import annotate_offline
+from agents.schema import canonical
 from bidsdata.composition import cues
 from bidsdata.composition.events import event_groups
 from bidsdata.composition.tags import (
     EVENT_TYPES,
     TASK_ROLES,
     Names,
+    names,
     short_tag,
     shorts,
     top_level_items,
 )
+from bidsdata.glossary import Glossary
+from bidsdata.schemas import validate_hed_string
 
 _LABEL = re.compile(r"[^A-Za-z0-9_-]+")
+_MIN_WORD = 3
+"""Shorter words ("go", "on") name schema tags by accident more often than by meaning."""
 _NOT_DISTINCT = EVENT_TYPES | TASK_ROLES | {"experiment-participant", "computer-screen", "sensory-presentation"}
 
 
@@ -34,19 +42,24 @@ def key(hed: str, known: Names) -> tuple[str, ...]:
 def _extra(text_words: list[str], known: Names, version: str | list[str] | None) -> list[str]:
     if not text_words:
         return []
+    schema = canonical(version)  # a list with prefixed libraries is one comma-joined version string
     try:
-        hed = annotate_offline(" ".join(text_words), schema_version=version if isinstance(version, str) else
-                               "8.4.0").annotation
+        hed = annotate_offline(" ".join(text_words), schema_version=schema).annotation
     except Exception:
         return []
     items = []
-    for item in top_level_items(hed):
+    # Words the annotator read as no tag at all may still be the names of schema tags ("high" -> High).
+    for item in top_level_items(hed) + ([] if _has_meaning(hed, known) else _schema_items(text_words, schema)):
         if short_tag(item, known) in _NOT_DISTINCT or short_tag(item, known) in known.modalities:
             continue
         if all(s in _NOT_DISTINCT or s in known.modalities for s in shorts(item, known)):
             continue
         items.append(item)
     return items
+
+
+def _has_meaning(hed: str, known: Names) -> bool:
+    return any(s not in _NOT_DISTINCT and s not in known.modalities for s in shorts(hed, known))
 
 
 def _add(hed: str, items: list[str], known: Names, nested: bool) -> str:
@@ -95,5 +108,31 @@ def distinguish(levels: Mapping[str, str], texts: Mapping[str, list[str]], known
     return out, labelled
 
 
-def level_texts(levels: Mapping[str, str], describe: Mapping[str, str]) -> dict[str, list[str]]:
-    return {lv: cues.words(describe.get(lv) or lv) for lv in levels}
+def level_texts(levels: Mapping[str, str], describe: Mapping[str, str],
+                glossary: Glossary | None = None) -> dict[str, list[str]]:
+    """The words of each level's description; a level with none by its name, its codes read through the
+    task's *glossary* where they abbreviate the task's own words."""
+    def named(level: str) -> list[str]:
+        return cues.words(" ".join(glossary.gloss(level))) if glossary else cues.words(level)
+
+    return {lv: cues.words(describe[lv]) if describe.get(lv) else named(lv) for lv in levels}
+
+
+@functools.cache
+def _bare_tag(word: str, version: str) -> str | None:
+    """The schema tag a plain word names, when it is valid alone (no value needed): "high" -> High."""
+    known = names(version)
+    for form in sorted(forms(word)):
+        long = known.long.get(form)
+        if long is None or form in _NOT_DISTINCT or form in known.modalities:
+            continue
+        tag = long.rsplit("/", 1)[-1]
+        if not validate_hed_string(tag, version):
+            return tag
+    return None
+
+
+def _schema_items(text_words: list[str], version: str) -> list[str]:
+    """Tags of the schema that the words name themselves, for words the offline annotator read as nothing."""
+    found = [_bare_tag(w, version) for w in text_words if len(w) >= _MIN_WORD and w.isalpha()]
+    return list(dict.fromkeys(t for t in found if t))

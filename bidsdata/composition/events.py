@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from agents.conventions import CONTROL, said
 from bidsdata.composition import cues
 from bidsdata.composition.tags import (
     ACTION_ROLES,
@@ -28,14 +29,11 @@ from bidsdata.composition.tags import (
 )
 
 _PROCEDURE = re.compile(r"\b(Event/)?Experiment-procedure\b", re.IGNORECASE)
-_CONTROL_WORDS = {"recording", "pause", "resume", "setup", "status", "sync", "synchronization", "boundary",
-                  "calibration", "failure", "marker", "markers"}
 
 
 def event_type_for(text_words: list[str]) -> list[str]:
     """The event type (and role) the words of a level without one point to."""
-    found = set(text_words)
-    if found & _CONTROL_WORDS and not cues.is_response(text_words):
+    if said(text_words, CONTROL) and not cues.is_response(text_words):
         return ["Experiment-control"]
     if cues.is_response(text_words):
         return ["Agent-action", "Participant-response"]

@@ -81,8 +81,10 @@ _REFERABLE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 def referable(column: str) -> bool:
     """hedtools reads ``{column}`` for names of letters, digits, ``_`` and ``-`` only (``{parametric gain}``
-    would stay text, and the column would be assembled at top level as well)."""
-    return bool(_REFERABLE.match(column))
+    would stay text, and the column would be assembled at top level as well). A name of digits alone is no
+    reference either: hedtools puts ``{3}`` unescaped into a regular expression, where it is a repeat count,
+    and assembling a row then raises."""
+    return bool(_REFERABLE.match(column)) and not column.isdigit()
 
 
 def reference(annotations: Annotations, event: str, nested: list[str], known: Names,
@@ -162,5 +164,9 @@ def unreferenced(chosen: Annotations, roles: Mapping[str, str]) -> None:
         for level, hed in levels.items():
             for ref in re.findall(r"\{([^}]*)\}", hed):
                 if ref not in chosen:
-                    hed = re.sub(r",\s*\{" + re.escape(ref) + r"\}", "", hed)
+                    # after another item, before one ("({gone}, {kept})"), or a group of its own
+                    braced = r"\{" + re.escape(ref) + r"\}"
+                    hed = re.sub(r",\s*" + braced, "", hed)
+                    hed = re.sub(braced + r"\s*,\s*", "", hed)
+                    hed = re.sub(r",?\s*\(\s*" + braced + r"\s*\)", "", hed)
             levels[level] = hed

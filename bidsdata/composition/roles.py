@@ -3,8 +3,9 @@
 - ``event``: gives the event its type (``event_type``, ``trial_type``, a code column...); the event column
   is the one that covers most rows, named as BIDS names it, with levels that most often carry an event type;
   a column that holds events on rows where the event column is empty gives events too.
-- ``condition``: a factor of the design (its name or description says factor, condition, group, stage,
-  status, ...; or its value stays the same over long runs of rows): its levels become definitions.
+- ``condition``: a factor of the design (its name or description says factor, condition, group, phase, ...:
+  :data:`agents.conventions.CONDITION`; or its value stays the same over long runs of rows): its levels become
+  definitions.
 - ``modifier``: adds to the event of its row (a task role, a stimulus attribute, a response side).
 - ``value``: a ``#`` template.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from agents import conventions
 from bidsdata.composition import cues
 from bidsdata.composition.rows import NA, EventRows
 from bidsdata.composition.tags import Names, has_event
@@ -23,8 +25,6 @@ EVENT, CONDITION, MODIFIER, VALUE = "event", "condition", "modifier", "value"
 _EVENT_NAME = re.compile(r"(^|_)(event|trial)(_?type)?$|^type$|^stim(ulus)?_?type$", re.IGNORECASE)
 # Code columns name events too, but a column of words (stimulus, response) is the better event column.
 _CODE_NAME = re.compile(r"^(event_)?code$|^value$|^trigger$", re.IGNORECASE)
-_CONDITION_WORDS = {"factor", "condition", "conditions", "cond", "group", "block", "stage", "phase", "status",
-                    "difficulty", "load", "congruency", "attention", "focus", "context", "instruction"}
 MAX_CONDITION_LEVELS = 12
 MIN_CONDITION_RUN = 8.0
 
@@ -66,4 +66,4 @@ def _is_condition(task: TaskInventory, name: str, count: int, rows: EventRows) -
     column = task.column(name)
     said = cues.words(name, column.description if column and not column.needs_description else "",
                       getattr(column, "long_name", "") or "")
-    return bool(set(said) & _CONDITION_WORDS) or rows.run_length(name) >= MIN_CONDITION_RUN
+    return bool(conventions.said(said, conventions.CONDITION)) or rows.run_length(name) >= MIN_CONDITION_RUN

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-NA = {"", "n/a", "N/A", "NaN", "nan"}
+from bidsdata import tsv
+
+NA = tsv.NA_VALUES
+"""Missing as hedtools reads it: only an empty cell and ``n/a`` (``N/A`` or ``NaN`` are levels like any other)."""
 
 
 @dataclass
@@ -18,7 +19,7 @@ class EventRows:
 
     @classmethod
     def read(cls, events: Mapping[str, str]) -> EventRows:
-        return cls({path: list(csv.DictReader(io.StringIO(text), delimiter="\t")) for path, text in events.items()})
+        return cls({path: tsv.records(text) for path, text in events.items()})
 
     def all(self) -> Iterator[dict[str, str]]:
         for rows in self.files.values():
@@ -27,11 +28,7 @@ class EventRows:
     def by_onset(self) -> Iterator[list[dict[str, str]]]:
         """The rows hedtools merges into one event: those of one file with the same onset."""
         for rows in self.files.values():
-            groups: dict[str, list[dict[str, str]]] = {}
-            for n, row in enumerate(rows):
-                onset = (row.get("onset") or "").strip()  # a row without an onset is an event of its own
-                groups.setdefault(f"row {n}" if onset in NA else onset, []).append(row)
-            yield from groups.values()
+            yield from tsv.by_onset(rows)
 
     def run_length(self, column: str) -> float:
         """Mean length of the runs of one value in *column* (n/a skipped): long runs mean a condition."""

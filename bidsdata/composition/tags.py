@@ -9,22 +9,17 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from agents import conventions
 from agents.hedstring import tag_tokens, top_level_items
 from bidsdata.schemas import load_schema, version_key
 
-# The event types hedtools' EventsChecker recognises (Experiment-procedure is an event type it does not).
-EVENT_TYPES = {"event", "sensory-event", "agent-action", "data-feature", "experiment-control",
-               "experiment-structure", "measurement-event"}
-NON_TASK_EVENTS = {"data-feature", "experiment-control", "experiment-structure", "measurement-event"}
-TASK_ROLES = {"experimental-stimulus", "participant-response", "incidental", "instructional", "mishap",
-              "task-activity", "warning", "cue", "feedback"}
-ACTION_ROLES = {"appropriate-action", "correct-action", "correction", "done-indication", "imagined-action",
-                "inappropriate-action", "incorrect-action", "indeterminate-action", "miss", "near-miss",
-                "omitted-action", "ready-indication"}
-STIMULUS_ROLES = {"distractor", "expected", "extraneous", "go-signal", "meaningful", "newly-learned",
-                  "non-informative", "non-target", "not-meaningful", "novel", "oddball", "penalty", "planned",
-                  "priming", "query", "reward", "stop-signal", "target", "threat", "timed", "unexpected",
-                  "unplanned"}
+# What hedtools' EventsChecker asks of an event, lower case as the composer compares short names (Experiment-procedure
+# is an event type it does not recognise).
+EVENT_TYPES = conventions.lower(conventions.EVENT_TYPES)
+NON_TASK_EVENTS = conventions.lower(conventions.NON_TASK_EVENTS)
+TASK_ROLES = conventions.lower(conventions.TASK_ROLES)
+ACTION_ROLES = conventions.lower(conventions.ACTION_ROLES)
+STIMULUS_ROLES = conventions.lower(conventions.STIMULUS_ROLES)
 
 
 @dataclass(frozen=True)

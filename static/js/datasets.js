@@ -9,7 +9,7 @@
     var counts = document.getElementById("dataset-counts");
     if (!counts) return null;
     return {
-      busy: counts.getAttribute("data-status") === "annotating",
+      busy: ["annotating", "validating"].indexOf(counts.getAttribute("data-status")) !== -1,
       key: [counts.getAttribute("data-status"), counts.getAttribute("data-done"), counts.getAttribute("data-total")].join(":")
     };
   }

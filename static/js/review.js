@@ -59,12 +59,72 @@
     return area.value.slice(b.start, b.end).trim();
   }
 
+  // The suggestion list under the editor. Closed, it stays closed for the text it was closed on: focus or a
+  // pick (which sends "input" for the validity check) does not bring it back, typing does.
+  var closedFor = null;
+
+  function suggestionBox() { return document.getElementById("tag-suggestions"); }
+
+  function suggestionsOpen() {
+    var box = suggestionBox();
+    return !!box && !box.hidden;
+  }
+
+  function closeSuggestions() {
+    var box = suggestionBox();
+    var area = document.getElementById("correction-hed");
+    closedFor = area ? area.value : "";
+    if (!box) return;
+    box.hidden = true;
+    box.textContent = "";
+    var trigger = document.getElementById("tag-suggest");
+    if (trigger && window.htmx) htmx.trigger(trigger, "htmx:abort");  // an answer on its way is dropped
+  }
+
   // Ask for suggestions matching the word at the caret, not only the end of the text.
   document.addEventListener("htmx:configRequest", function (evt) {
     var elt = evt.detail.elt;
     if (!elt || elt.id !== "tag-suggest") return;
     var area = document.getElementById("correction-hed");
-    if (area) evt.detail.parameters.q = tokenAtCaret(area);
+    if (!area) return;
+    if (closedFor !== null && area.value === closedFor) {
+      evt.preventDefault();  // closed for this very text: no request, nothing reopens
+      return;
+    }
+    closedFor = null;
+    evt.detail.parameters.q = tokenAtCaret(area);
+  });
+
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var target = evt.detail.target;
+    if (target && target.id === "tag-suggestions" && closedFor !== null) evt.detail.shouldSwap = false;
+  });
+
+  document.addEventListener("htmx:afterSwap", function (evt) {
+    var target = evt.detail.target;
+    if (!target || target.id !== "tag-suggestions") return;
+    target.hidden = !target.textContent.trim();
+  });
+
+  // Escape closes the list (from the editor or the list), and leaves the caret in the editor.
+  document.addEventListener("keydown", function (evt) {
+    if (evt.key !== "Escape" || !suggestionsOpen()) return;
+    var box = suggestionBox();
+    var area = document.getElementById("correction-hed");
+    if (evt.target !== area && !box.contains(evt.target)) return;
+    evt.preventDefault();
+    closeSuggestions();
+    if (area) area.focus();
+  });
+
+  // A click anywhere but the editor and the list closes it. On "click", not "mousedown": the list going away
+  // moves what is below it, and a press must end on the button it started on.
+  document.addEventListener("click", function (evt) {
+    if (!suggestionsOpen()) return;
+    var box = suggestionBox();
+    var area = document.getElementById("correction-hed");
+    if (evt.target === area || box.contains(evt.target)) return;
+    closeSuggestions();
   });
 
   // A chosen suggestion replaces the word at the caret; value-taking tags get their "/".
@@ -84,6 +144,7 @@
     var caret = b.start + insert.length;
     area.focus();
     area.setSelectionRange(caret, caret);
+    closeSuggestions();  // picked: the list goes, and the "input" below (for the validity check) does not reopen it
     area.dispatchEvent(new Event("input", { bubbles: true }));
   });
 

@@ -33,7 +33,7 @@ CONTEXT = ColumnContext(
     readme="Zorblat study: participants watch faces and houses on a screen while their EEG is recorded.",
     task_name="FaceHouse", task_description="Passive viewing of faces and houses, with a button press on targets.",
     instructions="Press the button whenever a house appears.",
-    levels=(ColumnLevel("show_face", "A face appears in the centre of the screen.", 40),
+    levels=(ColumnLevel("show_portrait", "A face appears in the centre of the screen.", 40),
             ColumnLevel("show_house", "A house appears in the centre of the screen.", 20),
             ColumnLevel("press", "event type: press", 12, made_up=True)),
     other_columns=(OtherColumn("hand", "categorical", "The hand that pressed", ("left", "right")),
@@ -66,11 +66,11 @@ def assert_valid(result) -> None:
 
 
 async def test_a_column_whose_reply_is_valid_costs_one_request(fake):
-    fake.script = [reply({"show_face": FACE, "show_house": HOUSE, "press": PRESS})]
+    fake.script = [reply({"show_portrait": FACE, "show_house": HOUSE, "press": PRESS})]
     result = await annotate_column(CONTEXT, model(fake.base_url), schema_version=SCHEMA)
 
     assert len(fake.chat_requests()) == 1 and result.requests == 1
-    assert {v: d.annotation for v, d in result.drafts.items()} == {"show_face": FACE, "show_house": HOUSE,
+    assert {v: d.annotation for v, d in result.drafts.items()} == {"show_portrait": FACE, "show_house": HOUSE,
                                                                      "press": PRESS}
     assert {d.source for d in result.drafts.values()} == {"model"} and result.role == "event"
     [call] = result.calls
@@ -78,7 +78,7 @@ async def test_a_column_whose_reply_is_valid_costs_one_request(fake):
 
 
 async def test_the_prompt_carries_the_study_the_task_the_siblings_and_the_other_columns(fake):
-    fake.script = [reply({"show_face": FACE, "show_house": HOUSE, "press": PRESS})]
+    fake.script = [reply({"show_portrait": FACE, "show_house": HOUSE, "press": PRESS})]
     await annotate_column(CONTEXT, model(fake.base_url), schema_version=SCHEMA)
 
     [request] = fake.chat_requests()
@@ -86,16 +86,16 @@ async def test_the_prompt_carries_the_study_the_task_the_siblings_and_the_other_
     assert "Zorblat study" in text  # the README
     assert "Passive viewing of faces and houses" in text and "Press the button whenever a house appears" in text
     assert "Event category" in text and "What happened on the screen" in text
-    for sibling in ("show_face: A face appears", "show_house: A house appears", "press: event type: press"):
+    for sibling in ("show_portrait: A face appears", "show_house: A house appears", "press: event type: press"):
         assert sibling in text
     assert "(made up from the names)" in text and "[40]" in text
     assert "hand (categorical): The hand that pressed (values: left, right)" in text
     assert "response_time (value)" in text
-    assert "Write the HED of these 3 levels: show_face, show_house, press" in text
+    assert "Write the HED of these 3 levels: show_portrait, show_house, press" in text
 
 
 async def test_invalid_and_missing_levels_go_back_in_one_follow_up(fake):
-    first_reply = reply({"show_face": FACE, "show_house": "Sensory-event, Blorp-house"})
+    first_reply = reply({"show_portrait": FACE, "show_house": "Sensory-event, Blorp-house"})
     fake.script = [first_reply, reply({"show_house": HOUSE, "press": PRESS})]
     result = await annotate_column(CONTEXT, model(fake.base_url), schema_version=SCHEMA)
 
@@ -108,15 +108,15 @@ async def test_invalid_and_missing_levels_go_back_in_one_follow_up(fake):
     assert "TAG_INVALID (Blorp-house)" in follow_up and "Hint:" in follow_up
     assert "- press: no HED was given." in follow_up
     assert follow_up.endswith("for these levels only: show_house, press")
-    assert "show_face" not in follow_up  # a valid level is not asked again
+    assert "show_portrait" not in follow_up  # a valid level is not asked again
     assert result.drafts["show_house"].annotation == HOUSE and result.drafts["show_house"].attempts == 2
-    assert result.drafts["show_face"].attempts == 1
+    assert result.drafts["show_portrait"].attempts == 1
     assert {d.source for d in result.drafts.values()} == {"model"}
     assert_valid(result)
 
 
 async def test_each_follow_up_carries_the_request_the_last_reply_and_the_errors_only(fake):
-    fake.script = [reply({"show_face": FACE, "show_house": "Blorp-one", "press": PRESS}),
+    fake.script = [reply({"show_portrait": FACE, "show_house": "Blorp-one", "press": PRESS}),
                    reply({"show_house": "Blorp-two"}), reply({"show_house": HOUSE})]
     await annotate_column(CONTEXT, model(fake.base_url), schema_version=SCHEMA)
 
@@ -128,18 +128,18 @@ async def test_each_follow_up_carries_the_request_the_last_reply_and_the_errors_
 
 async def test_a_reply_that_is_not_json_is_fed_back_and_asked_again(fake):
     fake.script = ["Sure! Show face is a sensory event and press is an action.",
-                   reply({"show_face": FACE, "show_house": HOUSE, "press": PRESS})]
+                   reply({"show_portrait": FACE, "show_house": HOUSE, "press": PRESS})]
     result = await annotate_column(CONTEXT, model(fake.base_url), schema_version=SCHEMA)
 
     assert len(fake.chat_requests()) == 2
     follow_up = fake.chat_requests()[1].messages[-1]["content"]
-    assert "could not be read" in follow_up and follow_up.endswith("show_face, show_house, press")
+    assert "could not be read" in follow_up and follow_up.endswith("show_portrait, show_house, press")
     assert {d.source for d in result.drafts.values()} == {"model"}
     assert_valid(result)
 
 
 async def test_a_reply_cut_short_keeps_the_levels_it_finished(fake):
-    whole = reply({"show_face": FACE, "show_house": HOUSE, "press": PRESS})
+    whole = reply({"show_portrait": FACE, "show_house": HOUSE, "press": PRESS})
     fake.script = [whole[: whole.index(HOUSE) + len(HOUSE) + 8], reply({"press": PRESS})]
     result = await annotate_column(CONTEXT, model(fake.base_url), schema_version=SCHEMA)
 
@@ -149,11 +149,11 @@ async def test_a_reply_cut_short_keeps_the_levels_it_finished(fake):
 
 
 async def test_levels_still_invalid_at_the_cap_get_the_offline_annotation(fake):
-    fake.script = [reply({"show_face": FACE, "show_house": "Blorp", "press": "Sensory-event, ((("})]
+    fake.script = [reply({"show_portrait": FACE, "show_house": "Blorp", "press": "Sensory-event, ((("})]
     result = await annotate_column(CONTEXT, model(fake.base_url), schema_version=SCHEMA, max_attempts=3)
 
     assert len(fake.chat_requests()) == 3  # the first request and one per feedback round
-    assert result.drafts["show_face"].source == "model"
+    assert result.drafts["show_portrait"].source == "model"
     for value in ("show_house", "press"):
         draft = result.drafts[value]
         assert draft.source == "offline" and draft.attempts == 3 and draft.issues
@@ -162,25 +162,25 @@ async def test_levels_still_invalid_at_the_cap_get_the_offline_annotation(fake):
 
 
 async def test_siblings_given_the_same_hed_are_asked_to_differ(fake):
-    fake.script = [reply({"show_face": FACE, "show_house": FACE, "press": PRESS}),
-                   reply({"show_face": FACE, "show_house": HOUSE})]
+    fake.script = [reply({"show_portrait": FACE, "show_house": FACE, "press": PRESS}),
+                   reply({"show_portrait": FACE, "show_house": HOUSE})]
     result = await annotate_column(CONTEXT, model(fake.base_url), schema_version=SCHEMA)
 
     assert len(fake.chat_requests()) == 2
     follow_up = fake.chat_requests()[1].messages[-1]["content"]
-    assert "SAME_AS_SIBLING" in follow_up and follow_up.endswith("show_face, show_house")
-    assert result.drafts["show_house"].annotation == HOUSE and result.drafts["show_face"].annotation == FACE
+    assert "SAME_AS_SIBLING" in follow_up and follow_up.endswith("show_portrait, show_house")
+    assert result.drafts["show_house"].annotation == HOUSE and result.drafts["show_portrait"].annotation == FACE
 
 
 async def test_definitions_are_expanded_into_the_levels_that_use_them(fake):
-    fake.script = [reply({"show_face": "Sensory-event, (Def/Centre-image, Face)", "show_house":
+    fake.script = [reply({"show_portrait": "Sensory-event, (Def/Centre-image, Face)", "show_house":
                           "Sensory-event, (Def/Centre-image, Building)", "press": PRESS},
                          definitions={"Centre-image": "(Definition/Centre-image, (Visual-presentation, Image))"})]
     result = await annotate_column(CONTEXT, model(fake.base_url), schema_version=SCHEMA)
 
     assert len(fake.chat_requests()) == 1
     assert result.definitions == {"Centre-image": "Visual-presentation, Image"}
-    assert result.drafts["show_face"].annotation == "Sensory-event, ((Visual-presentation, Image), Face)"
+    assert result.drafts["show_portrait"].annotation == "Sensory-event, ((Visual-presentation, Image), Face)"
     assert_valid(result)
 
 
@@ -232,14 +232,14 @@ async def test_a_batch_the_model_cannot_answer_in_time_is_asked_again_in_halves(
 
 async def test_json_schema_constraint_asks_for_exactly_the_pending_levels(fake):
     fake.script = [json.dumps({"role": "event", "questions": [], "levels": {
-        "show_face": ["Sensory-event", "Visual-presentation", ["Face", ["Center-of", "Computer-screen"]]],
+        "show_portrait": ["Sensory-event", "Visual-presentation", ["Face", ["Center-of", "Computer-screen"]]],
         "show_house": ["Sensory-event", "Visual-presentation", ["Building", "Blorp", ["Center-of", "Computer-screen"]]],
         "press": ["Agent-action", "Participant-response", ["Experiment-participant", "Press"]]}})]
     result = await annotate_column(CONTEXT, model(fake.base_url, constraint="json_schema"), schema_version=SCHEMA)
 
     [request] = fake.chat_requests()
     schema = request.body["response_format"]["json_schema"]["schema"]
-    assert schema["properties"]["levels"]["required"] == ["show_face", "show_house", "press"]
+    assert schema["properties"]["levels"]["required"] == ["show_portrait", "show_house", "press"]
     assert '"levels"' in request.messages[0]["content"]
     # A tag outside the offered slice is dropped, as for single annotations.
     assert result.drafts["show_house"].annotation == ("Sensory-event, Visual-presentation, "
@@ -270,7 +270,7 @@ async def test_an_unreachable_model_leaves_valid_offline_drafts_and_says_why():
 
     assert result.error.startswith(f"cannot reach the LLM endpoint {url}")
     [call] = result.calls
-    assert call.error and "show_face" in call.request
+    assert call.error and "show_portrait" in call.request
     assert {d.source for d in result.drafts.values()} == {"offline"}
     assert_valid(result)
 

@@ -142,12 +142,12 @@ def test_content_three_events_share_becomes_a_definition(tmp_path):
 
 
 def test_a_modifier_level_that_only_repeats_its_event_keeps_a_name_never_a_hole(tmp_path):
-    events = "onset\tduration\tevent_type\ttask_role\n1.0\t0\tflash\trare\n2.0\t0\tflash\tn/a\n"
+    events = "onset\tduration\tevent_type\ttrial_part\n1.0\t0\tflash\trare\n2.0\t0\tflash\tn/a\n"
     annotations = {"event_type": {"flash": "Sensory-event, Experimental-stimulus, Visual-presentation, Square"},
-                   "task_role": {"rare": "(Sensory-event, Visual-presentation)"}}
+                   "trial_part": {"rare": "(Sensory-event, Visual-presentation)"}}
     task = task_of(events)
     composed, composition = composed_sidecar(task, annotations, events)
-    assert composed["task_role"]["HED"]["rare"].startswith("Label/")
-    assert ("task_role", "rare") in composition.labelled
+    assert composed["trial_part"]["HED"]["rare"].startswith("Label/")
+    assert ("trial_part", "rare") in composition.labelled
     errors, checks, _ = verdicts(composed, events, tmp_path)
     assert errors == [] and checks == []

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from django_tasks import default_task_backend
 
+from annotations.datasets import answers, services
 from annotations.datasets import results as results_module
-from annotations.datasets import services
-from annotations.datasets.jobs import run_dataset_task
 from annotations.datasets.questions import project_questions
 from annotations.datasets.selectors import level_states, progress
 from annotations.errors import QuotaExceeded
@@ -55,10 +54,14 @@ def test_a_level_with_an_open_question_never_looks_done(project, user):
     assert ("value", "6") in todo and ("stage", "late") in todo and ("trial_type", "pumps_demean") not in todo
 
 
-def test_answering_describes_the_level_and_annotates_only_it_again(project, user, settings,
+def test_answering_describes_the_level_and_annotates_only_it_again(project, user, settings, monkeypatch,
                                                                    django_capture_on_commit_callbacks):
     settings.TASKS = DUMMY_TASKS
     default_task_backend.clear()
+    launched: list[str] = []
+    monkeypatch.setattr(answers, "launch", launched.append)
+    monkeypatch.setattr(answers, "_notes", {})
+    monkeypatch.setattr(answers, "_draining", set())  # drained by tests/datasets/test_answer_burst.py
     annotate(project, user, {("trial_type", "pumps_demean"): NO_ROLE})
     target = level(project, "trial_type", "pumps_demean")
     with django_capture_on_commit_callbacks(execute=True):
@@ -67,8 +70,9 @@ def test_answering_describes_the_level_and_annotates_only_it_again(project, user
     target.refresh_from_db()
     assert (target.description, target.needs_description) == ("The participant pumps the balloon once.", False)
     assert session.dataset_level == target and session.description == "The participant pumps the balloon once."
-    assert [(r.task.name, r.args) for r in default_task_backend.results] == [
-        (run_dataset_task.name, [str(project.pk), [str(session.pk)], 1])]
+    # Not a job in the run slots: a note for the answers' own thread (its level, its task).
+    assert default_task_backend.results == [] and launched == [str(project.pk)]
+    assert answers._notes[str(project.pk)].sessions == [str(session.pk)]
     assert AnnotationSession.objects.filter(dataset_level__isnull=False, status=SessionStatus.QUEUED).count() == 1
     assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.ANNOTATING
     state = _state(project, "trial_type", "pumps_demean")
@@ -78,16 +82,20 @@ def test_answering_describes_the_level_and_annotates_only_it_again(project, user
     assert [q.text for q in project_questions(project)] == [q[2] for q in QUESTIONS[1:]]
 
 
-def test_an_answer_while_the_project_job_runs_is_queued_beside_it(project, user, settings,
+def test_an_answer_while_the_project_job_runs_is_queued_beside_it(project, user, settings, monkeypatch,
                                                                    django_capture_on_commit_callbacks):
     settings.TASKS = DUMMY_TASKS
     default_task_backend.clear()
+    launched: list[str] = []
+    monkeypatch.setattr(answers, "launch", launched.append)
+    monkeypatch.setattr(answers, "_notes", {})
+    monkeypatch.setattr(answers, "_draining", set())
     job = services.start_annotation(project, user=user, enqueue=False)
     assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.ANNOTATING
     with django_capture_on_commit_callbacks(execute=True):
         session = services.answer_question(project, user=user, answer="A red circle appears.",
                                            level=level(project, "value", "6"))
-    assert session.pk not in {s.pk for s in job} and len(default_task_backend.results) == 1
+    assert session.pk not in {s.pk for s in job} and launched == [str(project.pk)]
     # Its newest run is the one that counts: the job's older run of the level cannot undo the answer.
     older = next(s for s in job if s.dataset_level_id == session.dataset_level_id)
     finish(session, "Sensory-event, Experimental-stimulus, Visual-presentation, (Red, Circle)")

@@ -41,7 +41,7 @@ def test_a_composition_with_errors_gives_way_to_the_levels_own_hed(user, small_f
     def broken(task, annotations, events, version):  # a dataset shaped as the composer did not foresee
         return Composition(annotations={**annotations, "event_type": {"show_face": "Sensory-event, Bogus-tag-xyz"}})
 
-    monkeypatch.setattr(sidecars, "compose_task", broken)
+    monkeypatch.setattr("bidsdata.composition.valid.compose_task", broken)
     result = sidecars.task_sidecar(project, project.tasks.get())
     assert result.composition.fallback and "Bogus" not in str(result.sidecar)
     assert result.sidecar["event_type"]["HED"]["press"] == HED["press"]  # the level's own HED

@@ -94,7 +94,7 @@ def test_a_job_with_a_level_running_under_a_live_lease_is_left_alone(user, small
 
 
 @override_settings(TASKS=DATABASE_TASKS)
-def test_a_dead_job_whose_levels_all_ended_elsewhere_is_closed_without_a_new_one(user, small_files) -> None:
+def test_a_dead_job_whose_levels_all_ended_elsewhere_is_ended_by_a_new_one(user, small_files) -> None:
     project, row = _start(user, small_files)
     _age(row)
     # Its running levels were lost and re-run on their own (recover_lost_runs) and have all ended.
@@ -102,8 +102,12 @@ def test_a_dead_job_whose_levels_all_ended_elsewhere_is_closed_without_a_new_one
     _levels(project).update(status=SessionStatus.SUCCEEDED, started_at=long_ago, finished_at=long_ago)
 
     assert recover_dataset_jobs() == [str(project.pk)]
-    rows = DBTaskResult.objects.filter(task_path=run_dataset_task.module_path)
-    assert [r.status for r in rows] == ["FAILED"]
+    rows = DBTaskResult.objects.filter(task_path=run_dataset_task.module_path).order_by("enqueued_at")
+    assert [r.status for r in rows] == ["FAILED", "READY"]
+    assert rows[1].args_kwargs["args"] == [str(project.pk), [], 2]  # nothing to run: it only ends the job
+    assert DatasetProject.objects.get(pk=project.pk).status == "annotating"  # nobody but a job writes it
+    asyncio.run(run_dataset_job(str(project.pk), [], 2))
+    assert DatasetProject.objects.get(pk=project.pk).status == "done"
 
 
 @override_settings(TASKS=DATABASE_TASKS)

@@ -182,8 +182,9 @@ def test_queries_per_page_do_not_grow_with_rows(client, reviewer, user, other_us
     bulk_sessions(other_user, 200)
     more = queries()
     # The pager fetches one row more than it shows; the total costs one COUNT (on the created_at
-    # index) only when there is more than one page, and a short list is counted without one.
-    assert 0 < len(few) < len(many) == len(more) <= 10
+    # index) only when there is more than one page, taken in the trip that counts the hidden dataset-level
+    # runs, and a short list is counted without one.
+    assert 0 < len(few) <= len(many) == len(more) <= 10
     assert not any("COUNT(" in sql.upper() for sql in few)
     assert sum("COUNT(" in sql.upper() for sql in more) == 1
 

@@ -32,6 +32,7 @@ class Reply:
     hang: bool = False  # answer only when the server stops
     error: dict[str, Any] | None = None  # the "error" object of a non-200 answer
     model: str | None = None  # the model the answer claims (a router's choice); default: the one asked for
+    raw: bytes | None = None  # the HTTP body as is, with *status* (a broken or hostile endpoint)
 
 
 @dataclass
@@ -166,6 +167,13 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if reply.hang:
                 fake._release.wait(60)
                 self.close_connection = True
+                return
+            if reply.raw is not None:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply.raw)))
+                self.end_headers()
+                self.wfile.write(reply.raw)
                 return
             if reply.status != 200:
                 error = reply.error or {"message": reply.text, "type": "error", "code": reply.status}

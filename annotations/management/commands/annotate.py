@@ -22,7 +22,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("text", help="the event description")
-        parser.add_argument("--schema", default=DEFAULT_SCHEMA_VERSION, help="HED schema version")
+        parser.add_argument("--schema", action="append", default=None,
+                            help="HED schema version: standard (8.4.0), partnered library (score_2.1.0), or a list, "
+                                 "repeated or comma-separated, with prefixed libraries (8.4.0,sc:score_1.0.0)")
         parser.add_argument("--max-attempts", type=int, default=3, help="validation attempts per round")
         parser.add_argument("--max-iterations", type=int, default=5, help="total annotation attempts")
         parser.add_argument("--assess", action="store_true", help="run the completeness assessment")
@@ -35,7 +37,7 @@ class Command(BaseCommand):
             for name in ("agents", "annotations"):
                 logging.getLogger(name).setLevel(logging.ERROR)
         try:
-            options = build_options({"schema_version": opts["schema"],
+            options = build_options({"schema_version": ",".join(opts["schema"] or [DEFAULT_SCHEMA_VERSION]),
                                      "max_validation_attempts": opts["max_attempts"],
                                      "max_total_iterations": opts["max_iterations"],
                                      "run_assessment": opts["assess"], "no_extend": opts["no_extend"]})

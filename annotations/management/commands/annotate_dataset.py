@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -89,7 +89,9 @@ class Command(BaseCommand):
         parser.add_argument("paths", nargs="+", metavar="PATH",
                             help="a BIDS folder, a zip of one, or *_events.tsv / *_events.json files")
         parser.add_argument("--out", default=".", help="folder to write the sidecars into (default: here)")
-        parser.add_argument("--schema", default=None, help="HED schema version (default: the dataset's)")
+        parser.add_argument("--schema", action="append", default=None,
+                            help="HED schema version (default: the dataset's): standard (8.4.0), partnered library "
+                                 "(score_2.1.0), or a list, repeated or comma-separated (8.4.0,sc:score_1.0.0)")
         parser.add_argument("--concurrency", type=int, default=4, help="levels annotated at once (default 4)")
         parser.add_argument("--ignore-existing-hed", action="store_true",
                             help="start from nothing even where the dataset's sidecars have HED")
@@ -122,7 +124,8 @@ class Command(BaseCommand):
             answers = read_descriptions(opts["descriptions"])
             # The runs are the owner's (create_level_sessions), not counted in their quota: a command-line job.
             project = import_dataset(user=owner, files=files, name=opts["name"] or Path(opts["paths"][0]).name,
-                                     schema_version=opts["schema"], ignore_existing_hed=opts["ignore_existing_hed"],
+                                     schema_version=",".join(opts["schema"]) if opts["schema"] else None,
+                                     ignore_existing_hed=opts["ignore_existing_hed"],
                                      concurrency=opts["concurrency"])
             apply_or_forget(project, answers)
             sessions = start_annotation(project, user=None, enqueue=False)
@@ -130,10 +133,14 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         except OSError as exc:
             raise CommandError(f"cannot read {exc.filename or opts['paths'][0]}: {exc.strerror}") from exc
-        if sessions:
-            asyncio.run(run_dataset_job(project.pk, [str(s.pk) for s in sessions], project.concurrency))
-        out.mkdir(parents=True, exist_ok=True)
-        report = self._write(project, out)
+        try:
+            if sessions:
+                asyncio.run(run_dataset_job(project.pk, [str(s.pk) for s in sessions], project.concurrency))
+            out.mkdir(parents=True, exist_ok=True)
+            report = self._write(project, out)
+        except Exception as exc:  # exit 1 with one line, never a traceback; the log and the project keep the rest
+            logging.getLogger(__name__).exception("dataset %s: the job failed", project.pk)
+            raise CommandError(f"the job failed: {type(exc).__name__}: {exc}".splitlines()[0][:300]) from exc
         if opts["questions"]:
             write_questions(project, Path(opts["questions"]))
         if opts["json"]:
@@ -150,7 +157,9 @@ class Command(BaseCommand):
     def _write(self, project: Any, out: Path) -> dict[str, Any]:
         tasks = []
         for result in refresh_project(project):
-            target = out / result.task.sidecar_name
+            # A sidecar's name is its path in the dataset: one below the root keeps its folders under --out.
+            target = out.joinpath(*PurePosixPath(result.task.sidecar_name).parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(result.sidecar, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             issues = [{k: v for k, v in row.items() if k != "state"} for row in result.issue_rows()]
             tasks.append({"task": result.task.name, "sidecar": str(target), "valid": result.is_valid,

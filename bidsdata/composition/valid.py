@@ -1,0 +1,185 @@
+"""Valid by construction: a composed sidecar hedtools finds errors in is repaired where the errors are.
+
+Composing sees every column at once, so a dataset shaped as nobody foresaw can give one column, one level or
+one template HED that hedtools refuses. That part alone goes back to the levels' own HED (the plain
+composition, :func:`.compose.plain_composition`); a level or template still refused after that is left out
+of the sidecar and reported (a :class:`DroppedTags` note: it is listed as lacking HED, so it is asked about),
+never the whole task sent back. Each round validates once; the rounds are bounded, and a sidecar with no
+HED left in the blamed places has nothing left to fail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from bidsdata.assembly import DroppedTags
+from bidsdata.composition.compose import Composition, compose_task, plain_composition
+from bidsdata.composition.merged import without_onset_repeats
+from bidsdata.inventory import TaskInventory
+from bidsdata.sidecar import SidecarIssue
+
+logger = logging.getLogger(__name__)
+
+MAX_ROUNDS = 4
+"""Validations after the first: one to try the blamed columns' plain HED, the rest to leave out what still fails."""
+Place = tuple[str, str | None]  # (column, level); level None: the column's template or the whole column
+
+
+@dataclasses.dataclass
+class Repaired(Composition):
+    """A composition that also leaves out the HED of uploaded sidecar keys hedtools refuses (keys that are no
+    annotated column: a definitions entry, a column no events file has)."""
+
+    bare: tuple[str, ...] = ()
+
+    def apply(self, sidecar: dict[str, Any]) -> dict[str, Any]:
+        sidecar = super().apply(sidecar)
+        for key in self.bare:
+            entry = sidecar.get(key)
+            if isinstance(entry, dict):
+                entry.pop("HED", None)
+        return sidecar
+
+
+def _foreign(issues: Iterable[SidecarIssue], composition: Composition) -> set[str]:
+    """Sidecar keys the errors name that the job does not write: their uploaded HED is what fails."""
+    return {i.column for i in issues if i.column and i.column not in composition.annotations
+            and i.column != composition.entry}
+
+
+def _reason(level: str | None, code: str) -> str:
+    if level is not None and level != level.strip():
+        return (f"the value {level!r} has spaces around it in the events files, so no HED can match it "
+                f"({code}): {_fix(level)}")
+    return f"its HED fails validation with the events files ({code}); describe it and annotate it again"
+
+
+def _fix(level: str | None) -> str:
+    """The lab's data fix for a level no HED can take (spaces around a value), else ""."""
+    if level is None or level == level.strip():
+        return ""
+    return f"write {level!r} as {level.strip()!r} in the events files (remove the spaces around it)"
+
+
+def _note(column: str, level: str | None, code: str) -> DroppedTags:
+    return DroppedTags(column, level, (), reason=_reason(level, code), fix=_fix(level))
+
+
+def _settled(composition: Composition, events: Mapping[str, str], columns: list[str]) -> Composition:
+    """*composition* without items that rows at one onset would repeat in their one event (:mod:`.merged`)."""
+    annotations, notes = without_onset_repeats(composition.annotations, events, columns)
+    if not notes and annotations == composition.annotations:
+        return composition
+    return dataclasses.replace(composition, annotations=annotations, notes=[*composition.notes, *notes])
+
+
+def _blamed(issues: Iterable[SidecarIssue], composition: Composition) -> set[Place]:
+    """The (column, level) pairs of *composition* each error points at (the row's givers for a row's issue)."""
+    places: set[Place] = set()
+    for issue in issues:
+        pairs = [(issue.column, issue.level)] if issue.column else list(issue.related)
+        for column, level in pairs:
+            given = composition.annotations.get(column)
+            if isinstance(given, Mapping):
+                places.add((column, level if level in given else None))
+            elif given is not None:
+                places.add((column, None))
+    return places
+
+
+def _referencing(annotations: Mapping[str, Any], columns: set[str]) -> set[str]:
+    """The columns whose HED nests one of *columns* (``{column}``): they cannot stay composed without it."""
+    found: set[str] = set()
+    for column, given in annotations.items():
+        texts = given.values() if isinstance(given, Mapping) else [given]
+        if column not in columns and any(f"{{{c}}}" in str(t) for t in texts for c in columns):
+            found.add(column)
+    return found
+
+
+def _with_plain(composition: Composition, plain: Composition, columns: set[str]) -> Composition:
+    """*composition* with *columns*, and the columns that nest them, back to the levels' own HED."""
+    columns = set(columns)
+    while more := _referencing(composition.annotations, columns):
+        columns |= more
+    annotations = dict(composition.annotations)
+    notes = list(composition.notes)
+    for column in columns:
+        if column in plain.annotations:
+            annotations[column] = plain.annotations[column]
+        elif (given := annotations.pop(column, None)) is not None:  # the plain HED has nothing valid for it
+            levels = list(given) if isinstance(given, Mapping) else [None]
+            notes += [_note(column, lv, "no valid HED of its own") for lv in levels]
+    return dataclasses.replace(composition, annotations=annotations, notes=notes)
+
+
+def _left_out(composition: Composition, plain: Composition, places: set[Place], code: str) -> Composition:
+    """*composition* without the HED of *places*; a column that nested one left without HED goes plain."""
+    annotations: dict[str, Any] = {c: dict(v) if isinstance(v, Mapping) else v
+                                   for c, v in composition.annotations.items()}
+    notes = list(composition.notes)
+    for column, level in sorted(places, key=lambda p: (p[0], p[1] or "")):
+        given = annotations.get(column)
+        if isinstance(given, dict) and level is not None:
+            if given.pop(level, None) is not None:
+                notes.append(_note(column, level, code))
+        elif given is not None:
+            annotations.pop(column)
+            levels = list(given) if isinstance(given, dict) else [None]
+            notes += [_note(column, lv, code) for lv in levels]
+    gone = {column for column in composition.annotations if not annotations.get(column)}
+    annotations = {c: v for c, v in annotations.items() if v}
+    result = dataclasses.replace(composition, annotations=annotations, notes=notes)
+    nesting = _referencing(annotations, gone)
+    return _with_plain(result, plain, nesting) if nesting else result
+
+
+def valid_composition(task: TaskInventory, chosen: Mapping[str, Mapping[str, str] | str], events: Mapping[str, str],
+                      schema_version: str | list[str] | None,
+                      errors: Callable[[Composition], list[SidecarIssue]]) -> Composition:
+    """The composed sidecar HED for *task*, repaired until *errors* (the sidecar's hedtools errors with every
+    events file) finds none, or nothing is left to leave out."""
+    columns = [c.name for c in task.columns]
+    plain = plain_composition(chosen, events, columns, schema_version)
+    try:
+        composition = compose_task(task, chosen, events, schema_version)
+    except Exception:  # a shape the composer cannot take: the plain HED is the floor, never a failed job
+        logger.exception("task %s: composing failed; the levels' own HED is used", task.task)
+        composition = plain
+        composition.fallback = "the sidecar could not be composed from these events; the levels' own HED is used"
+    composition = Repaired(**{f.name: getattr(composition, f.name) for f in dataclasses.fields(composition)})
+    # Rows at one onset are one event to hedtools: what they would repeat there is settled before validating.
+    plain = _settled(plain, events, columns)
+    composition = _settled(composition, events, columns)
+    found = errors(composition)
+    if found and composition.annotations is not plain.annotations:
+        blamed = {column for column, _ in _blamed(found, composition)}
+        if blamed and not any(issue.column == composition.entry for issue in found):
+            composition = _with_plain(composition, plain, blamed)
+            composition.fallback = (f"errors in column(s) {', '.join(sorted(blamed))} (the other columns stay "
+                                    f"composed): {found[0].message.splitlines()[0][:200]}")
+        else:
+            composition = dataclasses.replace(composition, annotations=plain.annotations, notes=list(plain.notes),
+                                              definitions=None, fallback=found[0].message.splitlines()[0][:300])
+        composition = _settled(composition, events, columns)
+        found = errors(composition)
+    for _ in range(MAX_ROUNDS):
+        places, foreign = _blamed(found, composition), _foreign(found, composition)
+        if not found or not (places or foreign - set(composition.bare)):
+            break
+        if foreign:
+            logger.warning("task %s: the uploaded HED of %s fails validation; left out", task.task, sorted(foreign))
+            composition.bare = tuple(sorted({*composition.bare, *foreign}))
+            composition.notes = [*composition.notes, *(DroppedTags(key, None, (), reason="the uploaded HED of this "
+                                                                   "entry fails validation; it is left out")
+                                                       for key in sorted(foreign))]
+        logger.warning("task %s: %d error(s) left; leaving out %d level(s)/template(s)", task.task, len(found),
+                       len(places))
+        composition = _settled(_left_out(composition, plain, places, found[0].code), events, columns)
+        found = errors(composition)
+    if found:
+        logger.warning("task %s: %d error(s) no level is blamed for: %s", task.task, len(found), found[0].message)
+    return composition
