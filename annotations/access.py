@@ -103,6 +103,12 @@ def can_edit_project(user: Any, project: DatasetProject) -> bool:
     return bool(user.is_staff or user.is_superuser) or (project.user_id is not None and project.user_id == user.pk)
 
 
+def can_correct_level(user: Any, project: DatasetProject) -> bool:
+    """A level's annotation is corrected on its page by the project's owner (the lab fixes the error where it is)
+    and by reviewers, who correct any run."""
+    return can_review(user) or can_edit_project(user, project)
+
+
 def check_edit_project(user: Any, project: DatasetProject) -> None:
     """Raise :class:`Forbidden` (403) unless *user* may edit *project*. ``None`` is the command line, which
     acts for the owner (it reads the database directly anyway)."""

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Literal
 
-from bidsdata.markers import is_marker_column
+from bidsdata.markers import is_file_name, is_marker_column
 from bidsdata.numbers import is_integer, is_number
 
 ColumnKind = Literal["categorical", "value", "skip"]
@@ -91,6 +91,8 @@ def detected_kind(name: str, values: list[str], *, overflow: bool = False, count
         return "skip"
     if not values or overflow or is_channel_column(name, values):
         return "value"
+    if all(is_file_name(v) for v in values):
+        return "value"  # stimulus files (one per subject, say): a Pathname/# value, never a question per file
     if all(is_integer(v) for v in values) and len(values) <= MAX_CODE_LEVELS and not is_magnitude(name):
         return "categorical"  # codes: response 1/2, condition 0/1/2
     if all(is_number(v) for v in values):

@@ -200,6 +200,9 @@ def _task_sidecar(files: DatasetFiles, task: str, *, hed: bool = True) -> tuple[
             logger.warning("task %s has several root sidecars %s; using %s", task, root, chosen)
     else:
         chosen, name = (candidates[0] if candidates else None), f"task-{task}{EVENTS_JSON_SUFFIX}"
+    for other in candidates:  # every sidecar the task's events files read (BIDS inheritance) must be readable
+        if other != chosen:
+            check_sidecar(files.json(other), other, hed=hed)
     return name, check_sidecar(files.json(chosen), chosen, hed=hed) if chosen else {}
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from bidsdata import cells
 from bidsdata.inventory import ColumnInventory, TaskInventory, humanize, is_number
+from bidsdata.markers import is_file_name
 
 # Words that add nothing to a name: "the phase", "Trigger 6", "Level: tone high" say no more than the name.
 _ARTICLES = frozenset({"a", "an", "the", "of", "in", "at", "for", "is", "this", "that"})
@@ -98,11 +99,25 @@ def untemplated_example(column: ColumnInventory) -> str | None:
     return next((v for v in column.samples if _NO_TEMPLATE.search(v)), None)
 
 
-def level_question(column: str, value: str) -> str:
-    """The question about one level, as a lab would read it."""
+MAX_NAMED_CODES = 8  # the codes a question lists beside the one asked about
+
+
+def level_question(column: str, value: str, codes: Iterable[str] = ()) -> str:
+    """The question about one level, as a lab would read it: what is unknown (the meaning of the value) and the
+    column it is in, never a role the data does not show (a code 0/1 may be an accuracy, not a trigger)."""
     if is_number(value):
-        return f"What happens at trigger {value} (column `{column}`)?"
-    return f"What does `{value}` in column `{column}` mean?"
+        # A code is read beside its column's other codes: "1 of 0, 1" is a different question from "1 of 1..8".
+        others = [c for c in dict.fromkeys(codes) if c != value][:MAX_NAMED_CODES]
+        among = f" (its other codes: {', '.join(others)})" if others else ""
+        return f"What does `{value}` mean in column `{column}`{among}?"
+    return f"What does `{value}` mean in column `{column}`?"
+
+
+def file_name_column(column: ColumnInventory) -> bool:
+    """Whether a categorical column holds only file names: a value column (``Pathname/#``), never one question
+    per file."""
+    values = [level.value for level in column.levels if level.value.strip()]
+    return bool(values) and all(is_file_name(v) for v in values)
 
 
 def column_question(column: str, example: str | None = None) -> str:
@@ -119,14 +134,41 @@ def open_questions(task: TaskInventory) -> list[Question]:
     for column in task.columns:
         if (example := untemplated_example(column)) is not None:
             found.append(Question(column.name, None, column_question(column.name, example)))
-        if column.kind != "categorical":
+        if column.kind != "categorical" or file_name_column(column):
             continue
         if column_needs_answer(column):
             found.append(Question(column.name, None, column_question(column.name)))
+        codes = [level.value for level in column.levels]
         for level in column.levels:
             if level_needs_answer(column.name, level.value, level.description, level.needs_description):
-                found.append(Question(column.name, level.value, level_question(column.name, level.value)))
+                found.append(Question(column.name, level.value, level_question(column.name, level.value, codes)))
     return found
+
+
+def left_out_question(column: str, level: str | None, reason: str, fix: str = "") -> str:
+    """The question about a level (or, *level* None, a value column's template) left out of the sidecar because
+    its HED broke validation; where the lab's data must change for it to keep HED, the fix, said as such."""
+    what = f"`{level}` in column `{column}`" if level is not None else f"column `{column}`"
+    if fix:
+        return f"Please fix the events files: {fix}. Until then {what} has no HED."
+    reason = reason.rstrip(". ")
+    if level is None:
+        return f"Column `{column}` gets no HED template ({reason}). What do its values record?"
+    return f"{what[0].upper()}{what[1:]} gets no HED ({reason}). What does it mean, and what sets it apart?"
+
+
+def left_out_questions(notes: Iterable[object]) -> list[Question]:
+    """One question per level or template left out of a sidecar (:class:`bidsdata.assembly.DroppedTags` notes:
+    ``column``, ``level``, ``reason``, ``fix``), those that only repeated another column aside (``redundant``:
+    their events keep that column's HED)."""
+    found: dict[tuple[str, str | None], Question] = {}
+    for note in notes:
+        column, level = getattr(note, "column", ""), getattr(note, "level", None)
+        if getattr(note, "redundant", False) or not column or (column, level) in found:
+            continue
+        found[(column, level)] = Question(column, level, left_out_question(
+            column, level, str(getattr(note, "reason", "")), str(getattr(note, "fix", ""))))
+    return list(found.values())
 
 
 # --- the table a lab fills in ------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """REST API of a project's open questions for the lab: list them, answer one.
 
-``GET /api/datasets/<id>/questions/`` lists them (column, level, level_id, text); ``POST`` with ``level_id``
-(or ``column`` and ``level``, and ``task`` when several tasks have the column) and ``answer`` makes the answer
-the description and, for a level, annotates it again (202 with the new run). Same visibility as the other
+``GET /api/datasets/<id>/questions/`` lists them, each once however many tasks ask it (column, level, text, the
+tasks it serves and their level ids); ``POST`` with ``level_id`` (or ``column`` and ``level``) and ``answer``
+makes the answer the description in every task that asks it and annotates those levels again (202 with the
+new runs). Same visibility as the other
 dataset endpoints: another user's project is a 404. Thin views over
 :mod:`annotations.datasets.questions` and :func:`annotations.datasets.services.answer_question`.
 """
@@ -22,18 +23,31 @@ from rest_framework.views import APIView
 from annotations.access import check_edit_project
 from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets import services
-from annotations.datasets.questions import OpenQuestion, project_questions, question_about
+from annotations.datasets.question_answers import answer_everywhere
+from annotations.datasets.questions import (
+    OpenQuestion,
+    SharedQuestion,
+    project_questions,
+    question_about,
+    shared_questions,
+)
 from annotations.datasets.selectors import project_for
 from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject
 
 
 class QuestionSerializer(serializers.Serializer):
-    task = serializers.CharField(source="task.name")
+    task = serializers.CharField(source="first.task.name", help_text="The first task that asks it.")
+    tasks = serializers.ListField(child=serializers.CharField(), help_text="Every task the answer serves.")
+    level_ids = serializers.SerializerMethodField(help_text="The level in each task (empty for a column).")
+    count = serializers.IntegerField(help_text="Rows of the level over every task.")
     column = serializers.CharField(source="column.name")
     column_id = serializers.IntegerField(source="column.pk")
     level = serializers.SerializerMethodField()
     level_id = serializers.SerializerMethodField()
     text = serializers.CharField()
+
+    def get_level_ids(self, question: SharedQuestion) -> list[int]:
+        return [q.level.pk for q in question.asked if q.level is not None]
 
     def get_level(self, question: OpenQuestion) -> str | None:
         return question.level.value if question.level is not None else None
@@ -58,10 +72,21 @@ class AnswerSerializer(serializers.Serializer):
         return attrs
 
 
+class AnsweredQuestionSerializer(serializers.Serializer):
+    task = serializers.CharField(source="task.name")
+    column = serializers.CharField(source="column.name")
+    column_id = serializers.IntegerField(source="column.pk")
+    level = serializers.CharField(source="level.value", allow_null=True, default=None)
+    level_id = serializers.IntegerField(source="level.pk", allow_null=True, default=None)
+    text = serializers.CharField()
+
+
 class AnsweredSerializer(serializers.Serializer):
-    question = QuestionSerializer()
+    question = AnsweredQuestionSerializer()
     description = serializers.CharField()
     session = serializers.UUIDField(allow_null=True, help_text="The level's new run (null for a column).")
+    sessions = serializers.ListField(child=serializers.UUIDField(),
+                                     help_text="The new run of each task's level (none for a column).")
     status = serializers.CharField(help_text="The level's status now (queued); null for a column.",
                                    allow_null=True)
 
@@ -85,17 +110,15 @@ def _target(project: DatasetProject, data: dict[str, Any]) -> tuple[DatasetLevel
     if not columns:
         raise NotFound(f"no categorical column {data['column']!r} in this dataset"
                        + (f" (task {data['task']})" if data.get("task") else ""))
-    if len(columns) > 1:
-        known = ", ".join(sorted(c.task.name for c in columns))
-        raise ValidationError({"task": [f"several tasks have column {data['column']!r}; choose one of: {known}"]})
-    column = columns[0]
+    # Several tasks may have the column: the answer serves all of them (question_answers), so any one will do.
     if data.get("level") in (None, ""):
-        return None, column
-    level = column.levels.filter(value=data["level"]).first()
-    if level is None:
-        raise NotFound(f"column {column.name!r} has no level {data['level']!r}")
-    level.column = column
-    return level, None
+        return None, columns[0]
+    for column in columns:
+        level = column.levels.filter(value=data["level"]).first()
+        if level is not None:
+            level.column = column
+            return level, None
+    raise NotFound(f"column {data['column']!r} has no level {data['level']!r}")
 
 
 class DatasetQuestionsView(APIView):
@@ -105,7 +128,8 @@ class DatasetQuestionsView(APIView):
                        "results": QuestionSerializer(many=True)})}, operation_id="datasets_questions_list",
                    summary="Open questions for the lab: levels and columns nobody said the meaning of")
     def get(self, request: Request, pk: Any) -> Response:
-        return Response({"results": QuestionSerializer(project_questions(_project(request, pk)), many=True).data})
+        asked = shared_questions(project_questions(_project(request, pk)))
+        return Response({"results": QuestionSerializer(asked, many=True).data})
 
     @extend_schema(request=AnswerSerializer, responses={200: AnsweredSerializer, 202: AnsweredSerializer},
                    operation_id="datasets_questions_answer",
@@ -117,12 +141,14 @@ class DatasetQuestionsView(APIView):
         body.is_valid(raise_exception=True)
         level, column = _target(project, body.validated_data)
         # 400 for an empty answer, 429 past HEDIT_DATASET_RATE (annotations.api.exceptions).
-        session = services.answer_question(project, user=request.user, answer=body.validated_data["answer"],
-                                           level=level, column=column)
+        sessions = answer_everywhere(project, user=request.user, answer=body.validated_data["answer"],
+                                     level=level, column=column)
+        mine = next((s for s in sessions if level is not None and s.dataset_level_id == level.pk), None)
         question = question_about(level=level, column=column)
         described = level.description if level is not None else column.description
         answered = {"question": question, "description": described,
-                    "session": session.pk if session is not None else None,
-                    "status": session.status if session is not None else None}
+                    "session": mine.pk if mine is not None else None,
+                    "sessions": [s.pk for s in sessions],
+                    "status": mine.status if mine is not None else None}
         return Response(AnsweredSerializer(answered).data,
-                        status=status.HTTP_202_ACCEPTED if session is not None else status.HTTP_200_OK)
+                        status=status.HTTP_202_ACCEPTED if sessions else status.HTTP_200_OK)

@@ -24,6 +24,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotations.access import check_edit_project
+from annotations.api.dataset_status import ProgressSerializer, with_job
 from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets import services
 from annotations.datasets.quality import task_quality
@@ -126,6 +127,9 @@ class QualitySerializer(serializers.Serializer):
     factors = serializers.ListField(child=serializers.CharField(), help_text="Condition variables hedtools finds.")
     unchecked = serializers.ListField(child=serializers.CharField(), help_text="Files hedtools could not check.")
     open_questions = serializers.IntegerField()
+    verdict = serializers.JSONField(help_text="state (validating, invalid, valid, needs_work: valid but most rows "
+                                    "fail the event checks), label, done, rows_ok_percent.")
+    states = serializers.JSONField(help_text="The task's levels at each status.")
 
 
 class TaskSerializer(serializers.Serializer):
@@ -147,13 +151,6 @@ class TaskSerializer(serializers.Serializer):
         return ColumnSerializer(self.context["columns"].get(task.pk, []), many=True, context=self.context).data
 
 
-class ProgressSerializer(serializers.Serializer):
-    total = serializers.IntegerField()
-    done = serializers.IntegerField()
-    valid = serializers.IntegerField()
-    reviewed = serializers.IntegerField()
-
-
 class ProjectSerializer(serializers.Serializer):
     """A project as listed: status and progress (the context's ``progress``: project id -> figures)."""
 
@@ -173,7 +170,7 @@ class ProjectSerializer(serializers.Serializer):
         return current_status(project)
 
     @extend_schema_field(ProgressSerializer)
-    def get_progress(self, project: DatasetProject) -> dict[str, int]:
+    def get_progress(self, project: DatasetProject) -> dict[str, Any]:
         return self.context["progress"][project.pk]
 
 
@@ -198,7 +195,8 @@ def project_data(project: DatasetProject, *, with_quality: bool = False) -> dict
     columns: dict[int, list[DatasetColumn]] = {}
     for column in DatasetColumn.objects.filter(task__project=project).defer("template_issues"):
         columns.setdefault(column.task_id, []).append(column)
-    context: dict[str, Any] = {"progress": {project.pk: progress(states)}, "levels": levels, "columns": columns}
+    context: dict[str, Any] = {"progress": {project.pk: with_job(project, progress(states))}, "levels": levels,
+                               "columns": columns}
     if with_quality:
         context["quality"] = {task.pk: task_quality(project, task, states=[
             s for s in states if s.level.column.task_id == task.pk]).to_dict() for task in project.tasks.all()}
@@ -271,7 +269,9 @@ class DatasetListCreateView(APIView):
                    summary="Your dataset projects (reviewers and staff: everyone's)")
     def get(self, request: Request) -> Response:
         projects = list(visible_projects(request.user)[:200])
-        listed = ProjectSerializer(projects, many=True, context={"progress": progress_of(projects)})
+        figures = progress_of(projects)
+        listed = ProjectSerializer(projects, many=True, context={"progress": {
+            p.pk: with_job(p, figures[p.pk]) for p in projects}})
         return Response({"results": listed.data})
 
     @extend_schema(request={"multipart/form-data": DatasetUploadSerializer},

@@ -6,9 +6,13 @@ two slots (:mod:`annotations.runs.backends`): a lab answering twenty questions h
 another user's run waited. Here an answer only notes its level's queued run and its task
 (:func:`queue_answer`); one thread of this process (``hedit-answers``, not the runs' pool or turns) drains
 each project's notes: it runs the noted levels (the project's concurrency at a time, each from its column's
-draft as in the job), and only when no answer is waiting any more validates each answered task once
-(:func:`.results.refresh_sidecar`, itself one computation per digest). A burst of answers thus costs one
-validation per task, and the project's status and live page are settled once at the end.
+draft as in the job), and only when no answer is waiting any more ends as a dataset job does
+(:func:`.jobs.end_job`: validating, each task without a current result validated once, then ``done``,
+written only with the results stored). A burst of answers thus costs one validation per answered task.
+
+The notes live in this process, but the drain holds the project's lease (:func:`.leases.renew_job`) while
+it works: if the process dies, the levels it left queued are handed to a job by the sweep once the lease
+lapsed (:func:`.recovery.recover_orphaned_levels`); the embedded server queues them again at start-up.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ from asgiref.sync import async_to_sync
 from django.db import close_old_connections
 
 from annotations.datasets.drafts import column_drafts
+from annotations.datasets.jobs import end_job, fail_job
+from annotations.datasets.leases import heartbeat, renew_job
 from annotations.datasets.results import refresh_sidecar
-from annotations.models import FINISHED_STATUSES, AnnotationSession, DatasetProject, DatasetTask, JobStatus
+from annotations.models import DatasetProject, DatasetTask, JobStatus
 from annotations.runs.broadcasts import broadcast_progress
 from annotations.runs.execution import execute_session
 from annotations.runs.runtime import server_loop
@@ -87,28 +93,49 @@ def _drain_in_thread(project_id: str) -> None:
 
 
 def drain(project_id: str) -> None:
-    """Run the project's noted level runs, then (with no answer waiting) validate each noted task once."""
+    """Run the project's noted level runs, then (with no answer waiting) end as a job: :func:`.jobs.end_job`.
+
+    The drain holds the project's lease while it works (:func:`.leases.renew_job`): should its process die,
+    the lease lapses and the sweep hands the levels it left queued to a job (:mod:`.recovery`)."""
     tasks: set[int] = set()
     try:
-        while True:
-            with _lock:
-                notes = _notes.pop(project_id, None)
-                if notes is None and not tasks:
-                    _draining.discard(project_id)
-                    return
-            if notes is not None:
-                tasks |= notes.tasks
-                if notes.sessions:
-                    _run(_run_levels(project_id, notes.sessions))
-                    continue  # answers that came meanwhile are run before anything is validated
-            _validate(project_id, tasks)
-            tasks = set()
-            _settle(project_id)
-    except BaseException:
+        renew_job(project_id)
+        with heartbeat(lambda: renew_job(project_id), name="hedit-answers-lease"):
+            while True:
+                with _lock:
+                    notes = _notes.pop(project_id, None)
+                    if notes is None and not tasks:
+                        _draining.discard(project_id)
+                        return
+                if notes is not None:
+                    tasks |= notes.tasks
+                    if notes.sessions:
+                        _run(_run_levels(project_id, notes.sessions))
+                        continue  # answers that came meanwhile are run before anything is validated
+                _finish(project_id, tasks)
+                tasks = set()
+    except BaseException as exc:
         with _lock:
             _draining.discard(project_id)
-        _settle(project_id)
+        logger.exception("dataset %s: settling its answers failed", project_id)
+        fail_job(project_id, f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
+        _broadcast(project_id)
         raise
+
+
+def _finish(project_id: str, tasks: set[int]) -> None:
+    """End as the project's jobs end (validating, every task's current sidecar stored, then ``done``: only
+    answered tasks have no current result, so only they are validated). When the project is not annotating
+    (a column's answer runs no level), its answered tasks are validated alone; when another job's runs are
+    still going, that job ends it."""
+    if end_job(project_id):
+        return
+    status = DatasetProject.objects.filter(pk=project_id).values_list("status", flat=True).first()
+    if status in (None, JobStatus.ANNOTATING, JobStatus.VALIDATING):
+        return
+    for task in DatasetTask.objects.select_related("project").filter(project_id=project_id, pk__in=tasks):
+        refresh_sidecar(task.project, task)
+    _broadcast(project_id)
 
 
 async def _run_levels(project_id: str, session_ids: list[str]) -> None:
@@ -134,21 +161,11 @@ def _run(coroutine: Any) -> None:
     contextvars.Context().run(asyncio.run_coroutine_threadsafe, coroutine, loop).result()
 
 
-def _validate(project_id: str, tasks: set[int]) -> None:
-    for task in DatasetTask.objects.select_related("project").filter(project_id=project_id, pk__in=tasks):
-        refresh_sidecar(task.project, task)
-
-
-def _settle(project_id: str) -> None:
-    """The project's status from its runs (annotating while any is unfinished), and its live pages told."""
+def _broadcast(project_id: str) -> None:
     try:
-        unfinished = AnnotationSession.objects.filter(dataset_level__column__task__project_id=project_id).exclude(
-            status__in=FINISHED_STATUSES).exists()
-        DatasetProject.objects.filter(pk=project_id, status=JobStatus.ANNOTATING, error="").update(
-            status=JobStatus.ANNOTATING if unfinished else JobStatus.DONE)
         async_to_sync(broadcast_progress)(project_id)
     except Exception:
-        logger.warning("could not settle dataset %s after its answers", project_id, exc_info=True)
+        logger.warning("could not tell dataset %s's pages", project_id, exc_info=True)
 
 
 def _log_failure(future: Any) -> None:

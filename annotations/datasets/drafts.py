@@ -5,7 +5,9 @@ levels to run, with the task's context (README, task description, instructions),
 other columns, and hands each level's run its draft (:class:`agents.state.Draft`): the run's first attempt,
 so the run makes no annotate request of its own, and is validated and evaluated as usual. The column's
 requests are stored as LLM calls of the run of its first level (shown on that run's page and counted in its
-usage); every other level's run names that level in its note. Offline (no model) nothing is drafted.
+usage); every other level's run names that level in its note. Offline (no model) nothing is drafted. A model
+that fails drafts nothing: each level's run asks it again, and falls back to the offline annotator
+(:func:`annotations.runs.execution.execute_session`) if it fails there too.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """Leases on sidecar validation, the same way runs have them (:mod:`annotations.runs.lease`).
 
+A dataset job holds the project's lease for its whole life too (:func:`renew_job`): drafting its columns may
+take longer than a lease before any level starts, and the sweep must not take a live job for a dead one.
+
 Two things are validated off the request path and could be lost with the process doing them (kill -9 of a
 worker or of the web server):
 
@@ -41,7 +44,7 @@ def _lapsed(field: str, now: datetime) -> Q:
 
 
 @contextlib.contextmanager
-def heartbeat(renew: Callable[[], Any]) -> Iterator[None]:
+def heartbeat(renew: Callable[[], Any], name: str = "hedit-validation-lease") -> Iterator[None]:
     """Call *renew* every third of a lease while the block runs, on a thread of its own.
 
     The thread closes its database connection after each renewal: it borrows one for milliseconds and
@@ -53,17 +56,43 @@ def heartbeat(renew: Callable[[], Any]) -> Iterator[None]:
             try:
                 renew()
             except TRANSIENT_DATABASE_ERRORS:
-                logger.warning("could not renew a validation lease; trying again", exc_info=True)
+                logger.warning("could not renew a lease (%s); trying again", name, exc_info=True)
             finally:
                 connection.close()
 
-    thread = threading.Thread(target=beat, name="hedit-validation-lease", daemon=True)
+    thread = threading.Thread(target=beat, name=name, daemon=True)
     thread.start()
     try:
         yield
     finally:
         stop.set()
         thread.join()
+
+
+# --- a dataset job's whole life ----------------------------------------------------------------
+
+
+def renew_job(project_id: Any) -> bool:
+    """A job (or the answers' drain) of the project is alive: its lease runs a full term from now.
+
+    While the project annotates, ``validation_lease_expires_at`` is the lease of whatever works on it (a job
+    drafting its columns starts no level for a while; an answered level waits for the drain): the sweep
+    (:mod:`.recovery`) takes up a job, or queued levels, only once it lapsed. The validating phase keeps its
+    own renewal (:func:`renew_validating`)."""
+    return bool(DatasetProject.objects.filter(pk=project_id, status=JobStatus.ANNOTATING).update(
+        validation_lease_expires_at=deadline()))
+
+
+def job_alive(project_id: Any, now: datetime) -> bool:
+    """Some process renews the project's lease: a job (or a drain, or the validating phase) lives."""
+    return DatasetProject.objects.filter(pk=project_id, validation_lease_expires_at__gte=now).exists()
+
+
+def take_orphans(project_id: Any, now: datetime) -> bool:
+    """Take the project's lease for a new job when nobody holds it (one sweeper wins)."""
+    return bool(DatasetProject.objects.filter(_lapsed("validation_lease_expires_at", now), pk=project_id,
+                                              status=JobStatus.ANNOTATING).update(
+        validation_lease_expires_at=deadline(now)))
 
 
 # --- a dataset job's validating phase ------------------------------------------------------------
@@ -140,4 +169,4 @@ def dead_asks(now: datetime) -> Any:
 
 
 __all__ = ["ask_task", "begin_validating", "dead_asks", "dead_validating", "end_validating", "heartbeat",
-           "release_task", "renew_task", "renew_validating"]
+           "job_alive", "release_task", "renew_job", "renew_task", "renew_validating", "take_orphans"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from annotations.datasets.questions import project_questions
 from annotations.datasets.results import current_sidecar, stored_quality
-from annotations.datasets.selectors import LevelState, level_states
+from annotations.datasets.selectors import LevelState, TaskVerdict, level_states, status_counts, task_verdict
 from annotations.datasets.sidecars import TaskSidecar
 from annotations.models import ColumnKind, DatasetColumn, DatasetProject, DatasetTask
 from bidsdata.quality import PreviewRow, Quality
@@ -67,9 +67,22 @@ class TaskQuality:
     def pending(self) -> bool:
         return self.result.pending
 
+    @property
+    def verdict(self) -> TaskVerdict:
+        """Validity and the rows passing side by side: a valid sidecar most of whose rows fail is not done."""
+        q = self.quality
+        return task_verdict(valid=self.result.is_valid, pending=self.pending, rows=q.rows if q else 0,
+                            rows_ok=q.rows_ok if q else 0)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The task's levels at each status: the project's filters' counts, for this task."""
+        return status_counts(self.result.states)
+
     def to_dict(self) -> dict[str, Any]:
         return {**(self.quality.to_dict() if self.quality is not None else {}), "open_questions": self.open_questions,
-                "valid": self.result.is_valid, "validating": self.pending}
+                "valid": self.result.is_valid, "validating": self.pending, "verdict": self.verdict.to_dict(),
+                "states": {k: v for k, v in self.counts.items() if k != "total"}}
 
 
 def _lines(task: DatasetTask, states: list[LevelState], preview: list[PreviewRow]) -> list[PreviewLine]:

@@ -20,10 +20,13 @@ from annotations.access import EDIT_PROJECT_REFUSED, can_edit_project
 from annotations.datasets import services
 from annotations.datasets.forms import AnswerForm
 from annotations.datasets.quality import task_quality
-from annotations.datasets.questions import question_about
+from annotations.datasets.question_answers import answer_everywhere, answer_table
+from annotations.datasets.questions import project_questions, question_about, shared_questions
 from annotations.datasets.selectors import level_state, project_for
 from annotations.errors import caught, sentence
 from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject
+from annotations.runs.memory import set_memory_reuse
+from bidsdata.questions import Question, questions_table
 
 MAX_ANSWER_ECHO = 2000
 
@@ -68,13 +71,14 @@ def question_answer(request: HttpRequest, pk: Any) -> HttpResponse:
             pk=form.cleaned_data["column_id"], task__project=project, kind=ColumnKind.CATEGORICAL).first())
     if (form.cleaned_data.get("level_id") or form.cleaned_data.get("column_id")) and level is None and column is None:
         raise Http404("No such level or column in this dataset.")
-    error, status = "", 200
+    error, status, sessions = "", 200, []
     if not valid:
         error, status = sentence(_form_errors(form)), 400
     else:
         with caught() as outcome:  # an empty answer, or past HEDIT_DATASET_RATE: shown in place
-            services.answer_question(project, user=request.user, answer=form.cleaned_data["answer"], level=level,
-                                     column=column)
+            # One answer for every task asking the same question (same column and level).
+            sessions = answer_everywhere(project, user=request.user, answer=form.cleaned_data["answer"],
+                                         level=level, column=column)
         error, status = outcome.message, outcome.status
     anchor = f"#level-{level.pk}" if level is not None else (f"#column-{column.pk}" if column is not None else "")
     if not request.htmx:
@@ -89,7 +93,65 @@ def question_answer(request: HttpRequest, pk: Any) -> HttpResponse:
     question = question_about(level=level, column=column)
     state = level_state(level) if level is not None and not error else None
     context = {"project": project, "q": question, "error": error, "answered": not error, "state": state,
-               "typed": request.POST.get("answer", "")[:MAX_ANSWER_ECHO]}
+               "typed": request.POST.get("answer", "")[:MAX_ANSWER_ECHO], "answered_levels": len(sessions)}
     return render(request, "annotations/datasets/partials/question.html", context, status=status)
 
 
+MAX_TABLE_BYTES = 2_000_000
+
+
+def _table_text(request: HttpRequest) -> str:
+    """The pasted table, else the uploaded one (UTF-8); refused (400) when neither or not text."""
+    upload = request.FILES.get("file")
+    if upload is not None:
+        if upload.size > MAX_TABLE_BYTES:
+            raise services.DatasetRequestError("table", f"the table is over {MAX_TABLE_BYTES:,} bytes")
+        try:
+            return upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise services.DatasetRequestError("table", "the table is not UTF-8 text: save it as a UTF-8 TSV") from None
+    text = request.POST.get("table", "")
+    if not text.strip():
+        raise services.DatasetRequestError("table", "paste the filled questions table or upload it")
+    return text
+
+
+@login_required
+def question_table(request: HttpRequest, pk: Any) -> HttpResponse:
+    """GET: the project's questions as the lab's table (TSV, one row per question however many tasks ask it).
+    POST: the filled table (pasted or uploaded), applied to every task, its answered levels annotated again."""
+    project = _project(request, pk)
+    if request.method == "GET":
+        asked = shared_questions(project_questions(project))
+        text = questions_table(Question(q.column.name, q.level.value if q.level is not None else None, q.text)
+                               for q in asked)
+        response = HttpResponse(text, content_type="text/tab-separated-values; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="questions.tsv"'
+        return response
+    if request.method != "POST":
+        return HttpResponse(status=405, headers={"Allow": "GET, POST"})
+    if not can_edit_project(request.user, project):
+        raise PermissionDenied(EDIT_PROJECT_REFUSED)
+    with caught() as outcome:
+        done = answer_table(project, user=request.user, text=_table_text(request))
+    if outcome.message:
+        messages.error(request, outcome.message)
+    else:
+        messages.success(request, f"{done.rows} answer(s) from the table are descriptions now; "
+                         f"{len(done.sessions)} level(s) are being annotated again with them.")
+    return redirect(f"{project.get_absolute_url()}#questions")
+
+
+@login_required
+@require_POST
+def memory_setting(request: HttpRequest, pk: Any) -> HttpResponse:
+    """The project's owner turns on or off the reuse of earlier reviewed annotations for its level runs."""
+    project = _project(request, pk)
+    reuse = request.POST.get("reuse", "")
+    if reuse not in ("on", "off"):
+        return HttpResponse("reuse must be on or off", status=400, content_type="text/plain")
+    set_memory_reuse(project, user=request.user, reuse=reuse == "on")  # 403 for anyone but the owner
+    messages.success(request, "Runs of this project's levels " + (
+        "may start from earlier reviewed annotations again." if reuse == "on" else
+        "no longer start from earlier reviewed annotations; annotate a level again for this to count."))
+    return redirect(f"{project.get_absolute_url()}#memory-setting")

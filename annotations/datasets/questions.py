@@ -49,8 +49,9 @@ def question_about(*, level: DatasetLevel | None = None, column: DatasetColumn |
     """The question about *level* (its column and task attached) or *column* (its task attached), open or not."""
     if level is not None:
         column = level.column
+        codes = list(column.levels.order_by("pk").values_list("value", flat=True))
         return OpenQuestion(task=column.task, column=column, level=level,
-                            text=level_question(column.name, level.value))
+                            text=level_question(column.name, level.value, codes))
     assert column is not None
     example = untemplated_example(ColumnInventory(name=column.name, kind=column.kind, description="",
                                                   samples=list(column.sample_values or [])))
@@ -92,3 +93,63 @@ def project_questions(project: DatasetProject, *, states: list[LevelState] | Non
             found.append(OpenQuestion(task=task, column=column, level=state.level if state else None,
                                       text=question.text, state=state))
     return found
+
+
+@dataclass
+class SharedQuestion:
+    """One question asked in one or more tasks (same column name and level): answered once, for all of them."""
+
+    asked: list[OpenQuestion]
+
+    @property
+    def first(self) -> OpenQuestion:
+        return self.asked[0]
+
+    @property
+    def key(self) -> str:
+        return self.first.key
+
+    @property
+    def text(self) -> str:
+        return self.first.text
+
+    @property
+    def plain(self) -> str:
+        return self.first.plain
+
+    @property
+    def parts(self) -> list[tuple[str, bool]]:
+        return self.first.parts
+
+    @property
+    def column(self) -> DatasetColumn:
+        return self.first.column
+
+    @property
+    def level(self) -> DatasetLevel | None:
+        return self.first.level
+
+    @property
+    def state(self) -> LevelState | None:
+        return self.first.state
+
+    @property
+    def tasks(self) -> list[str]:
+        return [q.task.name for q in self.asked]
+
+    @property
+    def count(self) -> int:
+        """The rows the question is about, over every task that asks it."""
+        return sum(q.level.count for q in self.asked if q.level is not None)
+
+
+def shared_questions(questions: list[OpenQuestion]) -> list[SharedQuestion]:
+    """*questions* with the same column name and level across tasks made one, in the order first asked."""
+    found: dict[tuple[str, str | None], SharedQuestion] = {}
+    for question in questions:
+        ident = (question.column.name, question.level.value if question.level is not None else None)
+        if ident in found:
+            found[ident].asked.append(question)
+        else:
+            found[ident] = SharedQuestion(asked=[question])
+    return list(found.values())

@@ -2,9 +2,15 @@
 
 A job runs its project's levels a few at a time in one worker. The levels it started hold leases, so
 :func:`annotations.runs.recovery.recover_lost_runs` re-runs them like any lost run; the levels still
-waiting for their turn hold nothing, and only the job would ever start them. A live job always has a
-level running under a fresh lease, or started or ended one moments ago: a job row taken more than a
-lease ago with none of that is dead. ``hedit_worker``'s sweeper calls :func:`recover_dataset_jobs`.
+waiting for their turn hold nothing, and only the job would ever start them. A live job renews the
+project's lease, and has a level running under a fresh lease or started or ended one moments ago: a job
+row taken more than a lease ago with none of that is dead. ``hedit_worker``'s sweeper calls
+:func:`recover_dataset_jobs`.
+
+A job holds the project's lease for its whole life (:func:`.leases.renew_job`): a job drafting its columns
+for longer than a lease is alive. Queued level runs that nothing will start (the answers' drain that noted
+them died with its process) are handed to a new job once the project's lease lapsed
+(:func:`recover_orphaned_levels`).
 
 Validation has leases too (:mod:`.leases`): a job that died in its validating phase, and a task's sidecar
 whose computation died, are handed on once their lease lapses (:func:`recover_validation`), so the project
@@ -23,7 +29,7 @@ from django_tasks_db.compat import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from annotations.datasets.jobs import run_dataset_task
-from annotations.datasets.leases import dead_asks, dead_validating
+from annotations.datasets.leases import dead_asks, dead_validating, job_alive, take_orphans
 from annotations.datasets.results import validate_sidecar_task
 from annotations.models import AnnotationSession, DatasetProject, JobStatus, SessionStatus, SidecarResult
 from annotations.runs.lease import lease_seconds
@@ -64,7 +70,7 @@ def recover_dataset_jobs(now: datetime | None = None) -> list[str]:
         if len(args) != 3:
             continue
         project_id, session_ids, concurrency = str(args[0]), [str(pk) for pk in args[1]], args[2]
-        if _is_alive(AnnotationSession.objects.filter(pk__in=session_ids), now):
+        if job_alive(project_id, now) or _is_alive(AnnotationSession.objects.filter(pk__in=session_ids), now):
             continue
         with transaction.atomic():
             if not close_dead_task_rows(DBTaskResult.objects.filter(pk=row.pk), now,
@@ -78,7 +84,45 @@ def recover_dataset_jobs(now: datetime | None = None) -> list[str]:
                 run_dataset_task.enqueue(project_id, waiting, concurrency)
         handed_on.append(project_id)
         logger.warning("dataset %s: its job's worker died; %d waiting level(s) handed on", project_id, len(waiting))
-    return handed_on + recover_validation(now)
+    return handed_on + recover_validation(now) + recover_orphaned_levels(now)
+
+
+def _orphans(now: datetime) -> dict[str, list[str]]:
+    """Queued level runs nothing will start, by project: queued more than a lease ago, no task row of their
+    own or of a job, and the project's lease lapsed (the answers' drain that noted them died with its process)."""
+    old = now - timedelta(seconds=lease_seconds())
+    queued = (AnnotationSession.objects.filter(status=SessionStatus.QUEUED, dataset_level__isnull=False,
+                                               created_at__lt=old,
+                                               dataset_level__column__task__project__status=JobStatus.ANNOTATING)
+              .filter(Q(dataset_level__column__task__project__validation_lease_expires_at__isnull=True)
+                      | Q(dataset_level__column__task__project__validation_lease_expires_at__lt=now))
+              .order_by("created_at").values_list("pk", "dataset_level__column__task__project_id")[:SWEEP_BATCH])
+    by_project: dict[str, list[str]] = {}
+    for pk, project_id in queued:
+        by_project.setdefault(str(project_id), []).append(str(pk))
+    for project_id, session_ids in list(by_project.items()):
+        owned = set(session_ids) - set(_waiting(session_ids))  # those with a run task of their own
+        for args in _live_job_rows(project_id).values_list("args_kwargs__args", flat=True):
+            owned |= {str(pk) for pk in (args[1] if isinstance(args, list) and len(args) == 3 else [])}
+        by_project[project_id] = [pk for pk in session_ids if pk not in owned]
+    return {project_id: waiting for project_id, waiting in by_project.items() if waiting}
+
+
+def recover_orphaned_levels(now: datetime | None = None) -> list[str]:
+    """Queue a job for each project's orphaned level runs (:func:`_orphans`); one sweeper wins each project
+    (it takes the project's lease in the same transaction). Returns the projects acted on."""
+    now = now or timezone.now()
+    acted = []
+    for project_id, waiting in _orphans(now).items():
+        with transaction.atomic():
+            if not take_orphans(project_id, now):
+                continue
+            concurrency = DatasetProject.objects.filter(pk=project_id).values_list("concurrency", flat=True).first()
+            run_dataset_task.enqueue(project_id, waiting, concurrency or 1)
+        acted.append(project_id)
+        logger.warning("dataset %s: %d queued level run(s) had nobody to start them; a job runs them", project_id,
+                       len(waiting))
+    return acted
 
 
 def _live_job_rows(project_id: str) -> QuerySet[DBTaskResult]:

@@ -190,16 +190,21 @@ class _LevelFacts:
     existing_is_valid: bool | None
 
 
-def progress_of(projects: list[DatasetProject]) -> dict[Any, dict[str, int]]:
-    """:func:`progress` of several projects (a list page) in four queries, whatever their number and size."""
+def progress_of(projects: list[DatasetProject]) -> dict[Any, dict[str, Any]]:
+    """:func:`progress` of several projects (a list page) in four queries, whatever their number and size.
+
+    Open questions count as on the project page (a level nobody described is ``needs_description``), so the
+    list, the page and the API never disagree on a project's states."""
     facts = (DatasetLevel.objects.filter(column__task__project__in=projects, column__kind=ColumnKind.CATEGORICAL)
              .order_by().annotate(has_hed=ExpressionWrapper(~Q(existing_hed=""), output_field=BooleanField()))
-             .values_list("pk", "column__task__project_id", "has_hed", "existing_is_valid"))
+             .values_list("pk", "column__task__project_id", "has_hed", "existing_is_valid", "column__name", "value",
+                          "description", "needs_description"))
     runs = _runs_by_level({"dataset_level__column__task__project__in": projects}) if projects else {}
     states: dict[Any, list[LevelState]] = {p.pk: [] for p in projects}
-    for pk, project_id, has_hed, is_valid in facts:
+    for pk, project_id, has_hed, is_valid, column, value, description, undescribed in facts:
         level = cast(DatasetLevel, _LevelFacts(pk, bool(has_hed), is_valid))
-        states[project_id].append(_state_of(level, runs.get(pk, [])))
+        open_question = level_needs_answer(column, value, description, undescribed)
+        states[project_id].append(_state_of(level, runs.get(pk, []), open_question=open_question))
     return {pk: progress(found) for pk, found in states.items()}
 
 
@@ -216,20 +221,72 @@ def level_state(level: DatasetLevel) -> LevelState:
 
 
 def status_counts(states: list[LevelState]) -> dict[str, int]:
+    """How many levels stand at each status: the one count the header, the filters, the task cards and the
+    API's ``progress.states`` all show."""
     counts = Counter(s.status for s in states)
     return {"total": len(states), **{status: counts.get(status, 0) for status in STATUSES}}
 
 
-def progress(states: list[LevelState]) -> dict[str, int]:
-    """The API's progress figures: levels in total, with a finished outcome, valid (incl. reviewed), reviewed.
+def progress(states: list[LevelState]) -> dict[str, Any]:
+    """The progress figures: levels in total, annotated (``done``), valid (incl. reviewed), reviewed, and the
+    count of each status (:func:`status_counts`).
 
-    Counted from what the runs say (``outcome``): a level waiting for its description is still annotated."""
-    counts = Counter(s.outcome for s in states)
-    counts = {status: counts.get(status, 0) for status in STATUSES}
+    ``done`` counts what the runs say (``outcome``): a level waiting for its description has been annotated.
+    ``valid`` and ``reviewed`` count the status, as the filters do: a level nobody described is never valid,
+    whatever its run says (the header once said "10 valid" beside a filter "Valid 0")."""
+    outcomes = Counter(s.outcome for s in states)
+    counts = status_counts(states)
     return {"total": len(states),
-            "done": counts["valid"] + counts["invalid"] + counts["reviewed"],
+            "done": sum(outcomes.get(status, 0) for status in ("valid", "invalid", "reviewed")),
             "valid": counts["valid"] + counts["reviewed"],
-            "reviewed": counts["reviewed"]}
+            "reviewed": counts["reviewed"],
+            "states": {status: counts[status] for status in STATUSES}}
+
+
+ROWS_PASS_ENOUGH = 0.5
+"""Below this share of rows passing hedtools' event checks, a valid sidecar still needs work: valid HED that
+fails most events is not a finished task."""
+
+
+@dataclass(frozen=True)
+class TaskVerdict:
+    """A task's verdict: its sidecar's validity and the share of rows passing the event checks, side by side."""
+
+    state: Literal["validating", "invalid", "valid", "needs_work"]
+    rows: int = 0
+    rows_ok: int = 0
+
+    @property
+    def percent(self) -> int | None:
+        return round(100 * self.rows_ok / self.rows) if self.rows else None
+
+    @property
+    def done(self) -> bool:
+        return self.state == "valid"
+
+    @property
+    def label(self) -> str:
+        head = {"validating": "Validating", "invalid": "Not valid yet", "valid": "Valid",
+                "needs_work": "Valid, needs work"}[self.state]
+        if self.percent is None:
+            return head
+        return f"{head}: {self.percent}% of rows pass the event checks"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"state": self.state, "label": self.label, "done": self.done, "rows_ok_percent": self.percent}
+
+
+def task_verdict(*, valid: bool, pending: bool, rows: int = 0, rows_ok: int = 0) -> TaskVerdict:
+    """The one verdict the task card and the API give a task (:class:`TaskVerdict`)."""
+    if pending:
+        state: Literal["validating", "invalid", "valid", "needs_work"] = "validating"
+    elif not valid:
+        state = "invalid"
+    elif rows and rows_ok / rows < ROWS_PASS_ENOUGH:
+        state = "needs_work"
+    else:
+        state = "valid"
+    return TaskVerdict(state, rows, rows_ok)
 
 
 def next_to_review(states: list[LevelState]) -> LevelState | None:

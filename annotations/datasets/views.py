@@ -19,8 +19,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotations.access import EDIT_PROJECT_REFUSED, can_edit_project
 from annotations.datasets import services
 from annotations.datasets.forms import ColumnKindForm, DatasetUploadForm, LevelDescriptionForm, TemplateForm
-from annotations.datasets.fragments import LEVEL_FILTERS, page_context
-from annotations.datasets.levels import needs_work, next_needing_work, task_states
+from annotations.datasets.fragments import LEVEL_FILTERS, page_context, task_levels_context
+from annotations.datasets.level_views import level_page_context
+from annotations.datasets.levels import next_needing_work
 from annotations.datasets.results import current_sidecar, refresh_sidecar, write_zip
 from annotations.datasets.selectors import (
     level_states,
@@ -89,12 +90,25 @@ def dataset_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 def dataset_detail(request: HttpRequest, pk: Any) -> HttpResponse:
     project = _project(request, pk)
-    wanted = request.GET.get("status", "")
-    if wanted and wanted not in LEVEL_FILTERS:
-        wanted = ""
     return render(request, "annotations/datasets/detail.html",
-                  page_context(project, status=wanted, page=request.GET.get("page", 1),
-                               can_edit=can_edit_project(request.user, project)))
+                  page_context(project, status=_status_filter(request), paged_task=request.GET.get("task", ""),
+                               page=request.GET.get("page", 1), can_edit=can_edit_project(request.user, project)))
+
+
+def _status_filter(request: HttpRequest) -> str:
+    wanted = request.GET.get("status", "")
+    return wanted if wanted in LEVEL_FILTERS else ""
+
+
+@login_required
+@require_GET
+def task_levels(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
+    """One page of a task's levels, for its pager (htmx swaps it in place of the task's table)."""
+    project = _project(request, pk)
+    task_row = get_object_or_404(project.tasks.only("id", "project_id", "name", "sidecar_name"), name=task)
+    context = task_levels_context(project, task_row, status=_status_filter(request), page=request.GET.get("page", 1),
+                                  can_edit=can_edit_project(request.user, project))
+    return render(request, "annotations/datasets/partials/task_levels.html", context)
 
 
 @login_required
@@ -174,12 +188,7 @@ def level_edit(request: HttpRequest, pk: Any, level_id: int) -> HttpResponse:
             if not saved:
                 messages.error(request, sentence(_form_errors(form)))
             return redirect(f"{project.get_absolute_url()}#level-{level.pk}")
-    states = task_states(level)
-    state = next(s for s in states if s.level.pk == level.pk)
-    remaining = sum(1 for s in states if s.level.pk != level.pk and needs_work(s))
-    context = {"project": project, "task": level.column.task, "column": level.column, "level": level,
-               "state": state, "form": form, "remaining": remaining,
-               "can_edit": can_edit_project(request.user, project)}
+    context = level_page_context(request, project, level, form=form)  # with the issue that sent the lab here
     return render(request, "annotations/datasets/level_edit.html", context, status=400 if form.errors else 200)
 
 

@@ -42,6 +42,9 @@ class DatasetProject(models.Model):
     schema_version = models.CharField(max_length=200, help_text="The schema the levels are annotated with.")
     ignore_existing_hed = models.BooleanField(default=False)
     concurrency = models.PositiveSmallIntegerField(default=4)
+    reuse_memory = models.BooleanField(
+        default=True, help_text="Whether the levels' runs may start from reviewed annotations of other runs "
+                                "(another project's corrections included).")
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.READY)
     error = models.TextField(blank=True)
     # The validating phase's lease (annotations.datasets.phases): the job validating keeps it fresh; a lapsed

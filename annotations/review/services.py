@@ -170,7 +170,7 @@ def _clean_correction(hed: Any) -> str:
 
 
 def correct_annotation(session: AnnotationSession, author: Any, hed: Any, *, comment: Any = "",
-                       draft: bool = False) -> Revision:
+                       draft: bool = False, level_owner: bool = False) -> Revision:
     """Store *author*'s correction; a valid one becomes the session's final annotation.
 
     A correction that does not validate is refused (:class:`CorrectionRefused`, with its issues)
@@ -178,8 +178,9 @@ def correct_annotation(session: AnnotationSession, author: Any, hed: Any, *, com
     such, and never touches the final annotation, so the session's validity and everything
     exported from it always describe an annotation that validates.  Saving a correction for
     real turns the author's draft into that revision.  The machine's annotation stays as it was.
+    *level_owner*: the caller checked ``access.can_correct_level`` (a project's owner fixing its level's run).
     """
-    if not can_review(author):
+    if not (level_owner or can_review(author)):
         raise PermissionError("only reviewers can correct annotations")
     text = _clean_correction(hed)
     comment = clean_comment(comment)

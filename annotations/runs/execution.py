@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.db import DatabaseError
+from django.db.models import Max
 from django.utils import timezone
 
 from agents.llm.base import ChatModel
 from agents.state import AnnotationState, Draft, WorkflowOptions
 from agents.workflow import StimulusImage, run_workflow
 from annotations.llm.client import chat_model_for
-from annotations.models import FINISHED_STATUSES, AnnotationSession, SessionStatus
+from annotations.models import FINISHED_STATUSES, AgentStepRecord, AnnotationSession, Iteration, SessionStatus
 from annotations.runs.broadcasts import broadcast
 from annotations.runs.images import sniff_image_type
 from annotations.runs.lease import (
@@ -32,10 +34,25 @@ from annotations.runs.lease import (
 )
 from annotations.runs.lease import claim as lease_claim
 from annotations.runs.memory import examples_for
-from annotations.runs.producer import producer_of
+from annotations.runs.producer import OFFLINE_PRODUCER, producer_of
 from annotations.runs.recorder import SessionRecorder
 
 logger = logging.getLogger(__name__)
+
+_FELL_BACK = ("The language model failed (", "); the offline annotator wrote this annotation.")
+
+
+def model_failed_note(reason: str) -> str:
+    """The note of a dataset level's run the offline annotator wrote because the model failed with *reason*."""
+    return f"{_FELL_BACK[0]}{reason}{_FELL_BACK[1]}"
+
+
+def model_failure(notes: Any) -> str:
+    """The model's failure a run's *notes* name (:func:`model_failed_note`), or ``""``."""
+    for note in notes if isinstance(notes, list) else []:
+        if isinstance(note, str) and note.startswith(_FELL_BACK[0]) and note.endswith(_FELL_BACK[1]):
+            return note[len(_FELL_BACK[0]):-len(_FELL_BACK[1])]
+    return ""
 
 
 def _image_of(session: AnnotationSession) -> StimulusImage | None:
@@ -46,7 +63,8 @@ def _image_of(session: AnnotationSession) -> StimulusImage | None:
     return StimulusImage(data=data, mime_type=sniff_image_type(data))
 
 
-def finish(session_id: Any, state: AnnotationState, attempt: Attempt = NO_LEASE) -> AnnotationSession:
+def finish(session_id: Any, state: AnnotationState, attempt: Attempt = NO_LEASE, *,
+           producer: str | None = None) -> AnnotationSession:
     """Store the outcome; raises :class:`LeaseLost` when *attempt* no longer holds the run."""
     fields = {
         "status": state.status or SessionStatus.FAILED, "error": state.error,
@@ -57,13 +75,20 @@ def finish(session_id: Any, state: AnnotationState, attempt: Attempt = NO_LEASE)
         "assessment_feedback": state.assessment.feedback if state.assessment else "",
         "iteration_count": attempt.iteration(len(state.iterations)), "finished_at": timezone.now(),
         "lease_expires_at": None,
-        "producer": producer_of(session_id) if state.annotation else "",
+        "producer": (producer or producer_of(session_id)) if state.annotation else "",
         **_evaluation_fields(state),
     }
     runs = held(session_id, attempt.number) if attempt.number else AnnotationSession.objects.filter(pk=session_id)
     if not runs.update(**fields):
         raise LeaseLost(f"session {session_id} attempt {attempt.number} lost its lease before it finished")
     return AnnotationSession.objects.get(pk=session_id)
+
+
+def _after_stored(session_id: Any, attempt: Attempt) -> Attempt:
+    """*attempt* numbering its steps and iterations after those already stored (a second workflow on the run)."""
+    steps = AgentStepRecord.objects.filter(session_id=session_id).aggregate(last=Max("seq"))["last"] or 0
+    iterations = Iteration.objects.filter(session_id=session_id).aggregate(last=Max("number"))["last"] or 0
+    return replace(attempt, seq_base=steps, iteration_base=iterations)
 
 
 def _evaluation_fields(state: AnnotationState) -> dict[str, Any]:
@@ -133,10 +158,23 @@ async def execute_session(session_id: Any, *, llm: ChatModel | None = None, use_
             llm = owned = await sync_to_async(chat_model_for)(session.user)
         image = await sync_to_async(_image_of)(session)
         examples = await sync_to_async(_memory_for)(session)
-        state = await run_workflow(session.description, WorkflowOptions.from_dict(session.options), llm=llm,
-                                   observer=recorder, should_cancel=recorder.should_cancel, image=image,
-                                   examples=examples, draft=draft)
-        session = await sync_to_async(finish)(session_id, state, attempt)
+        options = WorkflowOptions.from_dict(session.options)
+        state = await run_workflow(session.description, options, llm=llm, observer=recorder,
+                                   should_cancel=recorder.should_cancel, image=image, examples=examples, draft=draft)
+        reason = ""
+        if state.status == SessionStatus.FAILED and llm is not None and session.dataset_level_id:
+            # A dataset level falls back to the offline annotator (as its column's draft does): the level gets
+            # valid HED and the job names the model's failure, instead of a level left with nothing.
+            reason = state.error
+            logger.warning("session %s: the model failed (%s); the offline annotator writes it", session_id, reason)
+            recorder.attempt = await sync_to_async(_after_stored)(session_id, attempt)
+            state = await run_workflow(session.description, options, llm=None, observer=recorder,
+                                       should_cancel=recorder.should_cancel, image=image, examples=examples)
+        if reason and state.status != SessionStatus.CANCELLED:
+            note = model_failed_note(reason)
+            state.notes[:] = [note, *(n for n in state.notes if n != note)]
+        session = await sync_to_async(finish)(session_id, state, recorder.attempt,
+                                              producer=OFFLINE_PRODUCER if reason else None)
     except LeaseLost:
         # Someone else owns the run now (a new attempt, a cancel, a re-run): leave it to them.
         logger.warning("session %s attempt %d stopped: it no longer holds the run", session_id, attempt.number)

@@ -9,6 +9,7 @@ page may show is decided per viewer (:func:`examples_for_page`).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,8 +17,11 @@ from django.db.models import Exists, F, OuterRef, Q, QuerySet
 
 from agents.memory import most_similar
 from agents.state import MemoryExample
-from annotations.models import AnnotationSession, Revision
+from annotations.access import check_edit_project
+from annotations.models import AnnotationSession, DatasetProject, Revision
 from annotations.selectors import visible_sessions
+
+logger = logging.getLogger(__name__)
 
 # The newest reviewed sessions a run chooses from: enough for a lab's vocabulary, small enough to
 # compare against in a few milliseconds.
@@ -46,9 +50,28 @@ def memory_candidates(schema_version: str, *, exclude: Any = None,
     return [MemoryExample(description=d, annotation=a, source_id=str(pk)) for pk, d, a in rows]
 
 
+def reuse_allowed(session: AnnotationSession) -> bool:
+    """Whether *session* may draw on memory: not when it annotates a level of a project that turned reuse off."""
+    if session.dataset_level_id is None:
+        return True
+    return not DatasetProject.objects.filter(tasks__columns__levels__pk=session.dataset_level_id,
+                                             reuse_memory=False).exists()
+
+
+def set_memory_reuse(project: DatasetProject, *, user: Any, reuse: bool) -> DatasetProject:
+    """Turn on or off, for *project*'s future level runs, the reuse of reviewed annotations from memory (403 for
+    anyone but its owner). Runs already finished keep what they used; the level's page says which."""
+    check_edit_project(user, project)
+    DatasetProject.objects.filter(pk=project.pk).update(reuse_memory=bool(reuse))
+    project.reuse_memory = bool(reuse)
+    logger.info("dataset %s: memory reuse %s", project.pk, "on" if reuse else "off")
+    return project
+
+
 def examples_for(session: AnnotationSession, *, k: int = EXAMPLES_PER_RUN) -> list[MemoryExample]:
-    """The *k* remembered annotations most similar to *session*'s description (synchronous: run off the loop)."""
-    if not session.description.strip():
+    """The *k* remembered annotations most similar to *session*'s description (synchronous: run off the loop);
+    none for a level of a project that turned reuse off (:func:`set_memory_reuse`)."""
+    if not session.description.strip() or not reuse_allowed(session):
         return []
     candidates = memory_candidates(session.schema_version, exclude=session.pk)
     return most_similar(session.description, candidates, k=k)
@@ -62,6 +85,9 @@ class ShownExample:
     visible: bool
     description: str = ""
     url: str = ""
+    reused: bool = False  # the run's annotation is this example's: it started from it, not just read it
+    project: str = ""  # the dataset project the example annotated a level of, if any and visible
+    other_project: bool = False  # ...and it is not the run's own project
 
 
 def examples_for_page(session: AnnotationSession, viewer: Any) -> list[ShownExample]:
@@ -75,14 +101,35 @@ def examples_for_page(session: AnnotationSession, viewer: Any) -> list[ShownExam
             valid.append(AnnotationSession._meta.pk.to_python(value))
         except Exception:  # a malformed id shows as unavailable, never as an error page
             continue
-    seen = {str(pk): (pk, desc) for pk, desc in
-            visible_sessions(viewer).filter(pk__in=valid).values_list("pk", "description")}
+    seen = {str(row[0]): row for row in visible_sessions(viewer).filter(pk__in=valid).values_list(
+        "pk", "description", "final_annotation", "dataset_level__column__task__project_id",
+        "dataset_level__column__task__project__name")}
+    mine = _project_of(session)
+    final = " ".join((session.final_annotation or "").split())
     shown = []
     for source_id in ids:
         if source_id in seen:
-            pk, description = seen[source_id]
-            shown.append(ShownExample(source_id=source_id, visible=True, description=description,
-                                      url=AnnotationSession(pk=pk).get_absolute_url()))
+            pk, description, annotation, project_id, project_name = seen[source_id]
+            shown.append(ShownExample(
+                source_id=source_id, visible=True, description=description,
+                url=AnnotationSession(pk=pk).get_absolute_url(),
+                reused=bool(final) and " ".join((annotation or "").split()) == final,
+                project=project_name or "", other_project=project_id is not None and project_id != mine))
         else:
             shown.append(ShownExample(source_id=source_id, visible=False))
     return shown
+
+
+def _project_of(session: AnnotationSession) -> Any:
+    if session.dataset_level_id is None:
+        return None
+    return (AnnotationSession.objects.filter(pk=session.pk)
+            .values_list("dataset_level__column__task__project_id", flat=True).first())
+
+
+def reused_example(session_id: Any, viewer: Any) -> ShownExample | None:
+    """The reviewed annotation the run *session_id* started from (its annotation is that one), if any."""
+    session = AnnotationSession.objects.filter(pk=session_id).first() if session_id else None
+    if session is None:
+        return None
+    return next((e for e in examples_for_page(session, viewer) if e.reused), None)

@@ -6,7 +6,7 @@ from typing import Any
 
 from django import template
 
-from annotations.runs.memory import examples_for_page
+from annotations.runs.memory import examples_for_page, reused_example
 
 register = template.Library()
 
@@ -20,6 +20,14 @@ def _viewer(context: Any) -> Any:
 def run_memory(context: Any, session: Any) -> dict[str, Any]:
     """``{% run_memory session %}``: the reviewed runs this one used, linked only where the viewer may see them."""
     return {"session": session, "examples": examples_for_page(session, _viewer(context))}
+
+
+@register.inclusion_tag("annotations/datasets/partials/question_memory.html", takes_context=True)
+def level_memory(context: Any, session_id: Any, project: Any) -> dict[str, Any]:
+    """``{% level_memory state.session_id project %}``: the reviewed annotation a level's run started from, linked,
+    with how to turn the reuse off for the project."""
+    return {"reused": reused_example(session_id, _viewer(context)), "project": project,
+            "can_edit": context.get("can_edit", False), "csrf_token": context.get("csrf_token")}
 
 
 @register.inclusion_tag("annotations/runs/partials/confidence.html")

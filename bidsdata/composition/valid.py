@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from bidsdata.assembly import DroppedTags
+from agents.hedstring import top_level_items
+from bidsdata.assembly import DroppedTags, _key
 from bidsdata.composition.compose import Composition, compose_task, plain_composition
 from bidsdata.composition.merged import without_onset_repeats
 from bidsdata.inventory import TaskInventory
@@ -80,7 +82,7 @@ def _blamed(issues: Iterable[SidecarIssue], composition: Composition) -> set[Pla
     """The (column, level) pairs of *composition* each error points at (the row's givers for a row's issue)."""
     places: set[Place] = set()
     for issue in issues:
-        pairs = [(issue.column, issue.level)] if issue.column else list(issue.related)
+        pairs = [(issue.column, issue.level)] if issue.column else list(issue.related) or _quoting(issue, composition)
         for column, level in pairs:
             given = composition.annotations.get(column)
             if isinstance(given, Mapping):
@@ -88,6 +90,21 @@ def _blamed(issues: Iterable[SidecarIssue], composition: Composition) -> set[Pla
             elif given is not None:
                 places.add((column, None))
     return places
+
+
+def _quoting(issue: SidecarIssue, composition: Composition) -> list[Place]:
+    """The levels (and templates) whose HED holds, at its top level, the item a row's issue quotes: the merged
+    event's rows are not named when hedtools joins rows it does not read as one onset."""
+    quoted = re.search(r'"(.+)"', issue.message)
+    if quoted is None:
+        return []
+    wanted = _key(quoted.group(1))
+    found: list[Place] = []
+    for column, given in composition.annotations.items():
+        texts = given.items() if isinstance(given, Mapping) else [(None, given)]
+        found += [(column, level) for level, text in texts
+                  if any(_key(item) == wanted for item in top_level_items(str(text)))]
+    return found
 
 
 def _referencing(annotations: Mapping[str, Any], columns: set[str]) -> set[str]:

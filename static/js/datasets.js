@@ -36,3 +36,24 @@
     }
   });
 })();
+
+/* Folded tasks (a project of many tasks shows the first open): a link to a task or to anything inside one
+   (the jump list's #task-x, a redirect's #level-12) opens the folds around its target before the browser
+   scrolls there. */
+(function () {
+  "use strict";
+
+  function reveal(hash) {
+    if (!hash || hash.length < 2) return;
+    var target = document.getElementById(decodeURIComponent(hash.slice(1)));
+    if (!target) return;
+    var fold = target.querySelector("[data-task-fold]") || target.closest("[data-task-fold]");
+    if (fold && !fold.open) fold.open = true;
+    target.scrollIntoView();
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    if (document.querySelector("[data-task-fold]")) reveal(window.location.hash);
+  });
+  window.addEventListener("hashchange", function () { reveal(window.location.hash); });
+})();

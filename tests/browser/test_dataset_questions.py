@@ -56,9 +56,10 @@ def test_answer_a_question_and_watch_the_level_and_the_rows_follow(page, live_ur
     project_url = page.url
 
     # The questions, worded for the lab, each with its answer box; the quality panel loads after the page.
-    questions = page.locator("#questions-bart li.ds-question")
+    questions = page.locator("#questions li.ds-question")
     expect(questions).to_have_count(len(QUESTIONS))
-    expect(questions.nth(1)).to_contain_text("What happens at trigger 6 (column value)?")
+    expect(questions.nth(1)).to_contain_text("What does 6 mean in column value (its other codes: 7)?")
+    expect(page.locator("#questions-count-bart")).to_have_text(str(len(QUESTIONS)))
     expect(page.locator("#quality-line-bart")).to_contain_text("5 open questions")
     expect(page.locator("#rows-bart tbody tr")).to_have_count(8)  # both files' four rows
 
@@ -103,3 +104,60 @@ def test_answer_a_question_and_watch_the_level_and_the_rows_follow(page, live_ur
     sidecar = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
     assert sidecar["value"]["Levels"]["6"] == ANSWER
     assert sidecar["value"]["HED"]["6"] != sidecar["value"]["HED"].get("7")
+
+
+SHARED_EVENTS = "onset\tduration\tphase\tside\n1\t0\t1\tleft\n2\t0\t2\tright\n3\t0\t1\tleft\n"
+SHARED_TASKS = ("colors", "shapes", "sizes")
+
+
+def make_shared_dataset(root: Path) -> Path:
+    """Three made-up tasks with the same two undescribed columns: 6 questions each, 6 distinct."""
+    root.mkdir()
+    (root / "dataset_description.json").write_text(json.dumps(
+        {"Name": "Shared columns (synthetic)", "BIDSVersion": "1.8.0", "HEDVersion": "8.4.0"}), encoding="utf-8")
+    folder = root / "sub-01" / "beh"
+    folder.mkdir(parents=True)
+    for task in SHARED_TASKS:
+        (folder / f"sub-01_task-{task}_events.tsv").write_text(SHARED_EVENTS, encoding="utf-8")
+    return root
+
+
+def test_each_question_is_asked_once_across_tasks_and_answered_once_for_all(page, live_url, login, user,
+                                                                            tmp_path) -> None:
+    archive = zip_folder(make_shared_dataset(tmp_path / "shared"), tmp_path / "shared.zip", top="shared")
+    login(page, "ann", "pw-ann-12345")
+    page.goto(f"{live_url}/datasets/")
+    page.set_input_files("#dataset-upload input[name=files]", str(archive))
+    page.fill("#dataset-upload input[name=name]", "Shared")
+    page.click("#dataset-upload-submit")
+    expect(page).to_have_url(re.compile(r"/datasets/[0-9a-f-]{36}/$"))
+
+    # One question per distinct column and level (2 column questions, 4 levels), each naming its tasks.
+    questions = page.locator("#questions li.ds-question")
+    expect(questions).to_have_count(6)
+    expect(page.locator("#questions-count")).to_have_text("6")
+    for task in SHARED_TASKS:
+        expect(page.locator(f"#questions-count-{task}")).to_have_text("6")
+    left = DatasetLevel.objects.filter(column__task__project__name="Shared", column__name="side", value="left")
+    first = left.order_by("column__task__name").first()
+    question = page.locator(f"#q-{first.column_id}-{first.pk}")
+    expect(question).to_contain_text("Asked in 3 tasks")
+
+    # Answered once: the row swaps in place and the level is described in every task.
+    question.locator("textarea").fill("The target is on the left.")
+    question.get_by_role("button", name="Answer").click()
+    expect(page.locator(f"#q-{first.column_id}-{first.pk}[data-answered=true]")).to_contain_text("in 3 tasks")
+    assert sorted(left.values_list("description", flat=True)) == ["The target is on the left."] * 3
+    page.reload()
+    expect(page.locator("#questions li.ds-question")).to_have_count(5)
+    for task in SHARED_TASKS:
+        expect(page.locator(f"#questions-count-{task}")).to_have_text("5")
+
+    # The rest from a pasted table: every task answered at once.
+    table = ("column\tlevel\tdescription\nside\tright\tThe target is on the right.\n"
+             "phase\t1\tThe cue appears.\nphase\t2\tFeedback shows.\n")
+    page.fill("#questions-table-text", table)
+    page.click("#questions-table-submit")
+    expect(page.locator("#questions li.ds-question")).to_have_count(2)  # the two columns' own questions
+    for task in SHARED_TASKS:
+        expect(page.locator(f"#questions-count-{task}")).to_have_text("2")

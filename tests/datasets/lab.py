@@ -25,11 +25,11 @@ SIDECAR = {
               "Levels": {"6": "Trigger 6", "7": "The trial's sound plays."}},
 }
 QUESTIONS = [
-    ("trial_type", "pumps_demean", "What does `pumps_demean` in column `trial_type` mean?"),
-    ("value", "6", "What happens at trigger 6 (column `value`)?"),
+    ("trial_type", "pumps_demean", "What does `pumps_demean` mean in column `trial_type`?"),
+    ("value", "6", "What does `6` mean in column `value` (its other codes: 7)?"),
     ("stage", None, "What does column `stage` record? Is it a condition of the experiment?"),
-    ("stage", "early", "What does `early` in column `stage` mean?"),
-    ("stage", "late", "What does `late` in column `stage` mean?"),
+    ("stage", "early", "What does `early` mean in column `stage`?"),
+    ("stage", "late", "What does `late` mean in column `stage`?"),
 ]
 GOOD = {"show_face": "Sensory-event, Experimental-stimulus, Visual-presentation, (Image, Face)",
         "press": "Agent-action, Participant-response, (Press, Keyboard-key)"}

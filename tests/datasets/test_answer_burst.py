@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django_tasks import default_task_backend, task
 
-from annotations.datasets import answers, services
+from annotations.datasets import answers, jobs, services
 from annotations.models import AnnotationSession, DatasetColumn, DatasetProject, JobStatus, SessionStatus
 from tests.datasets.lab import lab_project, level
 
@@ -49,8 +49,10 @@ class Recorder:
         async def no_broadcast(*_: Any, **__: Any) -> None:
             return None
 
-        def refresh_sidecar(project: DatasetProject, task: Any) -> None:
-            self.validated.append((str(project.pk), task.pk))
+        def store_current(project: DatasetProject) -> None:
+            """The job's validating phase (each task without a current result validated once)."""
+            assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.VALIDATING
+            self.validated.extend((str(project.pk), task.pk) for task in project.tasks.all())
             self.threads.add(threading.current_thread().name)
             if len(self.runs) == expected_runs:
                 self.done.set()
@@ -58,7 +60,8 @@ class Recorder:
         monkeypatch.setattr(answers, "execute_session", execute_session)
         monkeypatch.setattr(answers, "column_drafts", no_drafts)
         monkeypatch.setattr(answers, "broadcast_progress", no_broadcast)
-        monkeypatch.setattr(answers, "refresh_sidecar", refresh_sidecar)
+        monkeypatch.setattr(jobs, "broadcast_progress", no_broadcast)
+        monkeypatch.setattr(jobs, "store_current", store_current)
         monkeypatch.setattr(answers, "_notes", {})
         monkeypatch.setattr(answers, "_draining", set())
 
@@ -86,7 +89,7 @@ def test_a_burst_of_answers_runs_each_level_and_validates_each_task_once(user, m
     assert sorted(recorder.runs) == sorted(str(s.pk) for s in sessions), "only the answered levels run again"
     [task_row] = project.tasks.all()
     assert recorder.validated == [(str(project.pk), task_row.pk)], "one validation of the answered task"
-    assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.DONE
+    assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.DONE  # written by the job's end
     assert answers._draining == set() and answers._notes == {}
 
 

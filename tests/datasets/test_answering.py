@@ -11,7 +11,7 @@ from django_tasks import default_task_backend
 
 from annotations.datasets import answers, services
 from annotations.datasets import results as results_module
-from annotations.datasets.questions import project_questions
+from annotations.datasets.questions import project_questions, shared_questions
 from annotations.datasets.selectors import level_states, progress
 from annotations.errors import QuotaExceeded
 from annotations.models import AnnotationSession, DatasetColumn, DatasetProject, JobStatus, SessionStatus
@@ -35,8 +35,8 @@ def test_the_project_s_questions_name_their_rows(project):
     found = project_questions(project)
     assert [(q.column.name, q.level.value if q.level else None, q.text) for q in found] == QUESTIONS
     assert found[0].level == level(project, "trial_type", "pumps_demean") and found[2].level is None
-    assert found[0].parts == [("What does ", False), ("pumps_demean", True), (" in column ", False),
-                              ("trial_type", True), (" mean?", False)]
+    assert found[0].parts == [("What does ", False), ("pumps_demean", True), (" mean in column ", False),
+                              ("trial_type", True), ("?", False)]
 
 
 def test_a_level_with_an_open_question_never_looks_done(project, user):
@@ -133,9 +133,10 @@ def test_a_bad_answer_or_one_past_the_quota_stores_nothing(project, user, settin
 def test_the_project_page_lists_the_questions_with_answer_boxes(client, user, project):
     client.force_login(user)
     page = client.get(project.get_absolute_url()).content.decode()
-    panel = page[page.index('id="questions-bart"'):]
+    panel = page[page.index('id="questions"'):page.index('id="questions-bart"')]
     assert "Questions for the lab" in panel and panel.count('<li class="ds-question"') == len(QUESTIONS)
-    assert "What happens at trigger 6 (column <code>value</code>)?" in panel
+    assert f'id="questions-count-bart">{len(QUESTIONS)}<' in page  # the task's count, beside the project's
+    assert "What does <code>6</code> mean in column <code>value</code> (its other codes: 7)?" in panel
     pumps = level(project, "trial_type", "pumps_demean")
     assert f'name="level_id" value="{pumps.pk}"' in panel and 'name="column_id"' in panel
     assert f'hx-post="/datasets/{project.pk}/questions/"' in panel
@@ -146,16 +147,16 @@ def test_the_project_page_lists_the_questions_with_answer_boxes(client, user, pr
 def test_a_long_list_of_questions_starts_folded_with_its_count_in_view(project):
     from django.template.loader import render_to_string
 
-    found = project_questions(project)
+    found = shared_questions(project_questions(project))
 
     def panel(questions):
-        return render_to_string("annotations/datasets/partials/questions.html",
-                                {"t": {"task": {"name": "bart"}, "questions": questions}, "project": project})
+        return render_to_string("annotations/datasets/partials/questions_project.html",
+                                {"tasks": [], "questions": questions, "project": project})
 
-    assert panel(found).split(">", 1)[0].endswith(" open")  # a few questions: open
+    assert '<details class="ds-questions" open>' in panel(found)  # a few questions: open
     many = found * 3  # a column of marker strings asks one per marker
     folded = panel(many)
-    assert not folded.split(">", 1)[0].endswith(" open") and f'id="questions-count-bart">{len(many)}<' in folded
+    assert '<details class="ds-questions">' in folded and f'id="questions-count">{len(many)}<' in folded
 
 
 def test_answering_on_the_page_swaps_the_question_in_place(client, user, project, settings):
@@ -175,7 +176,7 @@ def test_answering_on_the_page_swaps_the_question_in_place(client, user, project
     assert AnnotationSession.objects.get().dataset_level == six
     assert client.post(url, {"level_id": 999999, "answer": "x"}, HTTP_HX_REQUEST="true").status_code == 404
     page = client.get(project.get_absolute_url()).content.decode()
-    assert "What happens at trigger" not in page  # answered: no longer a question
+    assert "What does <code>6</code> mean" not in page  # answered: no longer a question
 
 
 def test_without_htmx_an_answer_goes_back_to_the_project_page(client, user, project):

@@ -59,7 +59,9 @@ def test_upload_a_zip_answers_201_with_the_inventory(api, user):
     assert {lv["value"]: lv["count"] for lv in columns["event_type"]["levels"]} == {
         "show_face": 2, "show_house": 1, "press": 2}
     assert columns["response_time"]["kind"] == "value" and "#" in columns["response_time"]["template"]
-    assert body["progress"] == {"total": 5, "done": 0, "valid": 0, "reviewed": 0}
+    figures = {k: body["progress"][k] for k in ("total", "done", "valid", "reviewed")}
+    assert figures == {"total": 5, "done": 0, "valid": 0, "reviewed": 0}
+    assert body["progress"]["job"]["phase"] == "idle" and sum(body["progress"]["states"].values()) == 5
 
 
 def test_upload_several_files(api, user, small_uploads):

@@ -15,9 +15,11 @@ from django.db.models import Sum
 from annotations.datasets.jobs import run_dataset_job
 from annotations.datasets.questions import project_questions
 from annotations.datasets.results import refresh_project, stored_quality
+from annotations.datasets.selectors import project_files
 from annotations.datasets.services import DatasetRequestError, apply_descriptions, import_dataset, start_annotation
 from annotations.models import AnnotationSession
 from bidsdata.archive import DatasetError, DatasetFiles, read_folder, read_uploads, read_zip
+from bidsdata.inheritance import lower_sidecars
 from bidsdata.questions import Answer, AnswersError, Question, questions_table, read_answers
 
 
@@ -156,7 +158,8 @@ class Command(BaseCommand):
 
     def _write(self, project: Any, out: Path) -> dict[str, Any]:
         tasks = []
-        for result in refresh_project(project):
+        results = list(refresh_project(project))
+        for result in results:
             # A sidecar's name is its path in the dataset: one below the root keeps its folders under --out.
             target = out.joinpath(*PurePosixPath(result.task.sidecar_name).parts)
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -167,9 +170,17 @@ class Command(BaseCommand):
                           "levels_valid": sum(1 for s in result.states if s.outcome in ("valid", "reviewed")),
                           "open_questions": sum(1 for s in result.states if s.open_question),
                           "quality": _figures(result), "issues": issues})
+        # A sidecar below the root that redefines a column would hide the HED written at the root there (BIDS
+        # inheritance): it is written too, with that column's HED, at its own path under --out.
+        lower = lower_sidecars(project_files(project), {r.task.sidecar_name: r.sidecar for r in results},
+                               {r.task.sidecar_name: list(r.task.events_files) for r in results})
+        for path, content in lower.items():
+            target = out.joinpath(*PurePosixPath(path).parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(content, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         usage = AnnotationSession.objects.filter(dataset_level__column__task__project=project).aggregate(
             llm_calls=Sum("llm_call_count"), prompt_tokens=Sum("prompt_tokens"),
             completion_tokens=Sum("completion_tokens"), cost_usd=Sum("cost_usd"))
-        return {"dataset_id": str(project.pk), "tasks": tasks,
+        return {"dataset_id": str(project.pk), "tasks": tasks, "lower_sidecars": sorted(lower),
                 "usage": {k: (float(v) if k == "cost_usd" else int(v)) if v is not None else 0
                           for k, v in usage.items()}}
