@@ -227,11 +227,11 @@ def answer_mode(args: argparse.Namespace, workdir: Path, env: dict[str, str]) ->
             created = time.perf_counter()
             status, body = call("POST", "/api/sessions/", other_token, {"description": "A red square appears."})
             assert status in (200, 201, 202), (status, body)
-            run_id, state = body["id"], body.get("status")
+            session_id, state = body["id"], body.get("status")
             deadline = created + TIMEOUT
             while state not in ("succeeded", "invalid", "failed", "cancelled") and time.perf_counter() < deadline:
                 time.sleep(0.05)
-                state = call("GET", f"/api/sessions/{run_id}/", other_token)[1].get("status")
+                state = call("GET", f"/api/sessions/{session_id}/", other_token)[1].get("status")
             other_run = time.perf_counter() - created
             settled = time.perf_counter()
             deadline = settled + (TIMEOUT if statuses else 0)  # the baseline answered nothing: nothing to wait for

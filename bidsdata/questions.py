@@ -5,7 +5,9 @@ description only restates its name or code ("Tone high" for ``tone_high``; "trig
 for the code ``6`` of column ``phase``), leaves the annotator guessing. Each such level gets one
 question worded for the lab; so does a categorical column without a description of its own, and a value
 column whose values are free text no ``#`` template can carry (a comma in a marker string): its rows would
-get no HED from it while the sidecar still says valid, so the lab is asked what it records. The answers
+get no HED from it while the sidecar still says valid, so the lab is asked what it records. A question says what is
+unknown (the meaning of a value) and where, never a role the data does not show ("trigger" for an outcome code);
+a column of file names is a value, not a question per file. The answers
 come back as descriptions, in the same table form the questions go out in (:func:`questions_table`,
 :func:`read_answers`), so a lab can fill the table in a spreadsheet and hand it back.
 

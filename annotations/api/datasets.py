@@ -162,6 +162,8 @@ class ProjectSerializer(serializers.Serializer):
     hed_version = serializers.JSONField()
     ignore_existing_hed = serializers.BooleanField()
     concurrency = serializers.IntegerField()
+    reuse_memory = serializers.BooleanField(help_text="Whether level runs may start from earlier reviewed "
+                                            "annotations (set on the project's page).")
     created_at = IsoDateTimeField()
     progress = serializers.SerializerMethodField()
 

@@ -2,19 +2,28 @@
 
 The questions themselves are :mod:`bidsdata.questions`' (pure); this module builds its inventory from the
 stored columns and level states and maps each question back to its column and level rows, so the page can
-put an answer box on it and the API can name the level's id. Answering is
-:func:`annotations.datasets.services.answer_question`.
+put an answer box on it and the API can name the level's id. Tasks sharing a column ask the same question each;
+:func:`shared_questions` makes them one (same column name and level), which the page, the API and the lab's table
+show, and :mod:`.question_answers` answers for every task at once.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
 
 from annotations.datasets.selectors import LevelState, level_states
-from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject, DatasetTask
+from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject, DatasetTask, SidecarResult
 from bidsdata.inventory import ColumnInventory, LevelInventory, TaskInventory
-from bidsdata.questions import column_question, level_question, open_questions, untemplated_example
+from bidsdata.questions import (
+    column_question,
+    left_out_questions,
+    level_question,
+    open_questions,
+    untemplated_example,
+)
 
 _CODE = re.compile(r"`([^`]*)`")
 
@@ -71,6 +80,7 @@ def project_questions(project: DatasetProject, *, states: list[LevelState] | Non
                        .exclude(kind=ColumnKind.SKIP).defer("template_issues"))
     if tasks is None:
         tasks = list(project.tasks.only("id", "project_id", "name", "sidecar_name"))
+    left_out = _left_out(tasks)
     by_column: dict[int, list[LevelState]] = {}
     for state in states:
         by_column.setdefault(state.level.column_id, []).append(state)
@@ -87,12 +97,34 @@ def project_questions(project: DatasetProject, *, states: list[LevelState] | Non
                                     for s in by_column.get(c.pk, [])])
             for c in mine])
         named = {c.name: c for c in mine}
-        for question in open_questions(inventory):
+        asked = open_questions(inventory)
+        seen = {(q.column, q.level) for q in asked}
+        # What the last composition left out for breaking validation is asked too (or said as the data's fix).
+        asked += [q for q in left_out_questions(left_out.get(task.pk, ()))
+                  if (q.column, q.level) not in seen and q.column in named]
+        for question in asked:
             column = named[question.column]
             state = next((s for s in by_column.get(column.pk, []) if s.level.value == question.level), None)
+            if question.level is not None and state is None:
+                continue  # a level the inventory no longer has
             found.append(OpenQuestion(task=task, column=column, level=state.level if state else None,
                                       text=question.text, state=state))
     return found
+
+
+def _left_out(tasks: list[DatasetTask]) -> dict[int, list[Any]]:
+    """Per task, the levels and templates its newest stored sidecar left out whole (no HED of their own, not
+    merely given by another column): one query for every task."""
+    newest: dict[int, list[Any]] = {}
+    rows = (SidecarResult.objects.filter(task__in=[t.pk for t in tasks]).order_by("task_id", "-created_at", "-id")
+            .values_list("task_id", "dropped"))
+    for task_id, dropped in rows:
+        if task_id in newest:
+            continue
+        newest[task_id] = [SimpleNamespace(**note) for note in dropped or ()
+                           if isinstance(note, dict) and not note.get("redundant")
+                           and (not note.get("items") or note.get("fix"))]
+    return newest
 
 
 @dataclass

@@ -34,23 +34,23 @@ RECORD_STATUSES = """(rowId) => {
 def make_dataset(root: Path) -> Path:
     root.mkdir()
     (root / "dataset_description.json").write_text(json.dumps(
-        {"Name": "Balloons (synthetic)", "BIDSVersion": "1.8.0", "HEDVersion": "8.4.0"}), encoding="utf-8")
-    (root / "task-bart_events.json").write_text(json.dumps(SIDECAR, indent=2), encoding="utf-8")
+        {"Name": "Stars (synthetic)", "BIDSVersion": "1.8.0", "HEDVersion": "8.4.0"}), encoding="utf-8")
+    (root / "task-stars_events.json").write_text(json.dumps(SIDECAR, indent=2), encoding="utf-8")
     for sub in ("01", "02"):
         folder = root / f"sub-{sub}" / "eeg"
         folder.mkdir(parents=True)
-        (folder / f"sub-{sub}_task-bart_events.tsv").write_text(EVENTS, encoding="utf-8")
+        (folder / f"sub-{sub}_task-stars_events.tsv").write_text(EVENTS, encoding="utf-8")
     return root
 
 
 def test_answer_a_question_and_watch_the_level_and_the_rows_follow(page, live_url, login, user, tmp_path) -> None:
-    archive = zip_folder(make_dataset(tmp_path / "bart"), tmp_path / "bart.zip", top="bart")
+    archive = zip_folder(make_dataset(tmp_path / "stars"), tmp_path / "stars.zip", top="stars")
     page.add_init_script("document.addEventListener('htmx:wsOpen', () => "
                          "{ document.documentElement.setAttribute('data-ws-open', 'true'); });")
     login(page, "ann", "pw-ann-12345")
     page.goto(f"{live_url}/datasets/")
     page.set_input_files("#dataset-upload input[name=files]", str(archive))
-    page.fill("#dataset-upload input[name=name]", "Balloons")
+    page.fill("#dataset-upload input[name=name]", "Stars")
     page.click("#dataset-upload-submit")
     expect(page).to_have_url(re.compile(r"/datasets/[0-9a-f-]{36}/$"))
     project_url = page.url
@@ -59,9 +59,9 @@ def test_answer_a_question_and_watch_the_level_and_the_rows_follow(page, live_ur
     questions = page.locator("#questions li.ds-question")
     expect(questions).to_have_count(len(QUESTIONS))
     expect(questions.nth(1)).to_contain_text("What does 6 mean in column value (its other codes: 7)?")
-    expect(page.locator("#questions-count-bart")).to_have_text(str(len(QUESTIONS)))
-    expect(page.locator("#quality-line-bart")).to_contain_text("5 open questions")
-    expect(page.locator("#rows-bart tbody tr")).to_have_count(8)  # both files' four rows
+    expect(page.locator("#questions-count-stars")).to_have_text(str(len(QUESTIONS)))
+    expect(page.locator("#quality-line-stars")).to_contain_text("5 open questions")
+    expect(page.locator("#rows-stars tbody tr")).to_have_count(8)  # both files' four rows
 
     # Annotate all: undescribed levels are annotated too, but never look done.
     page.wait_for_selector("html[data-ws-open=true]", state="attached")
@@ -69,15 +69,15 @@ def test_answer_a_question_and_watch_the_level_and_the_rows_follow(page, live_ur
     page.click("#annotate-all")
     counts = page.locator("#dataset-counts")
     expect(counts).to_have_attribute("data-status", "done", timeout=90_000)
-    six = DatasetLevel.objects.get(column__task__project__name="Balloons", column__name="value", value="6")
+    six = DatasetLevel.objects.get(column__task__project__name="Stars", column__name="value", value="6")
     row = page.locator(f"#level-{six.pk}")
     expect(row).to_have_attribute("data-status", "needs_description")
     expect(row.locator(".badge")).to_have_text("Needs description")
     # The job's end redraws the panel: the rows carry the new HED and each has a verdict.
-    expect(page.locator("#rows-bart tbody tr .ds-hed .hed")).to_have_count(8)
-    verdicts = page.locator("#rows-bart tbody tr .ds-verdict .check")
+    expect(page.locator("#rows-stars tbody tr .ds-hed .hed")).to_have_count(8)
+    verdicts = page.locator("#rows-stars tbody tr .ds-verdict .check")
     expect(verdicts.first).to_be_visible()
-    before = page.locator("#rows-bart tr[data-line='4'] .ds-hed").first.inner_text()
+    before = page.locator("#rows-stars tr[data-line='4'] .ds-hed").first.inner_text()
 
     # Answer the trigger's question: its row is swapped in place, the page stays.
     page.evaluate(RECORD_STATUSES, f"level-{six.pk}")
@@ -92,13 +92,13 @@ def test_answer_a_question_and_watch_the_level_and_the_rows_follow(page, live_ur
     seen = page.evaluate("window.__statuses")
     assert seen[0] == "needs_description" and seen[-1] == "valid" and "running" in seen, seen
     # ...and the quality panel follows: one question fewer, and the trigger's rows carry its new HED.
-    expect(page.locator("#quality-line-bart")).to_contain_text("4 open questions", timeout=30_000)
-    expect(page.locator("#rows-bart tr[data-line='4'] .ds-hed").first).not_to_have_text(before)
+    expect(page.locator("#quality-line-stars")).to_contain_text("4 open questions", timeout=30_000)
+    expect(page.locator("#rows-stars tr[data-line='4'] .ds-hed").first).not_to_have_text(before)
     assert page.evaluate("window.__marker") == "same page", "the page reloaded or navigated"
     assert page.url == project_url
 
     # The downloaded sidecar says what the lab said.
-    page.goto(f"{project_url}tasks/bart/sidecar/")
+    page.goto(f"{project_url}tasks/stars/sidecar/")
     with page.expect_download() as download:
         page.click("#download-json")
     sidecar = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))

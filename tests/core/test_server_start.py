@@ -1,4 +1,5 @@
-"""The web server's start: the schema warm-up and the resume of cut-off runs happen once per process."""
+"""The web server's start: the schema warm-up and the resume of cut-off runs and validations happen once per
+process."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
+from annotations.datasets import recovery as dataset_recovery
 from annotations.runs import recovery, startup
 
 
@@ -14,13 +16,14 @@ def test_server_start_warms_up_and_resumes_once(monkeypatch, settings):
     settings.HEDIT_TASK_BACKEND = "thread"
     warmed, resumed = [], []
     monkeypatch.setattr(startup, "warm_up_schema", warmed.append)
-    monkeypatch.setattr(recovery, "resume_cut_off_runs", lambda: resumed.append(True))
+    monkeypatch.setattr(recovery, "resume_cut_off_runs", lambda: resumed.append("runs"))
+    monkeypatch.setattr(dataset_recovery, "resume_cut_off_validation", lambda: resumed.append("validation"))
     monkeypatch.setattr(startup, "_started", False)
     startup.on_server_start()
     startup.on_server_start()
     for thread in [t for t in threading.enumerate() if t.name == "hedit-warm-up"]:
         thread.join(timeout=5)
-    assert warmed == [settings.HEDIT_DEFAULT_SCHEMA] and resumed == [True]
+    assert warmed == [settings.HEDIT_DEFAULT_SCHEMA] and resumed == ["runs", "validation"]
 
 
 def test_a_management_command_does_not_start_the_server():

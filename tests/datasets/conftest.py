@@ -14,15 +14,15 @@ from tests.datasets.helpers import DATA
 
 EVENTS = (
     "onset\tduration\tevent_type\thand\tresponse_time\n"
-    "1.0\t0.5\tshow_face\tn/a\tn/a\n"
+    "1.0\t0.5\tshow_star\tn/a\tn/a\n"
     "2.0\t0.5\tshow_house\tn/a\tn/a\n"
     "3.0\tn/a\tpress\tleft\t0.43\n"
-    "4.0\t0.5\tshow_face\tn/a\tn/a\n"
+    "4.0\t0.5\tshow_star\tn/a\tn/a\n"
     "5.0\tn/a\tpress\tright\t0.51\n"
 )
 SIDECAR = {
     "event_type": {"Description": "What happened", "Levels": {
-        "show_face": "A face appears in the centre of the screen.",
+        "show_star": "A star appears in the centre of the screen.",
         "show_house": "A picture of a house appears in the centre of the screen.",
         "press": "The participant presses a button."}},
     "hand": {"Description": "The hand that pressed", "Levels": {"left": "The left hand.", "right": "The right hand."}},

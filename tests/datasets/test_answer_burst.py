@@ -14,7 +14,7 @@ from annotations.models import AnnotationSession, DatasetColumn, DatasetProject,
 from tests.datasets.lab import lab_project, level
 
 WAIT = 60.0
-ANSWERED = [("trial_type", "pumps_demean"), ("trial_type", "press"), ("value", "6"), ("stage", "early")]
+ANSWERED = [("trial_type", "blink_twice"), ("trial_type", "press"), ("value", "6"), ("stage", "early")]
 slot_taken, slot_free = threading.Event(), threading.Event()
 slot_threads: list[str] = []
 

@@ -34,14 +34,14 @@ def _state(project, column, value):
 def test_the_project_s_questions_name_their_rows(project):
     found = project_questions(project)
     assert [(q.column.name, q.level.value if q.level else None, q.text) for q in found] == QUESTIONS
-    assert found[0].level == level(project, "trial_type", "pumps_demean") and found[2].level is None
-    assert found[0].parts == [("What does ", False), ("pumps_demean", True), (" mean in column ", False),
+    assert found[0].level == level(project, "trial_type", "blink_twice") and found[2].level is None
+    assert found[0].parts == [("What does ", False), ("blink_twice", True), (" mean in column ", False),
                               ("trial_type", True), ("?", False)]
 
 
 def test_a_level_with_an_open_question_never_looks_done(project, user):
-    annotate(project, user, {("trial_type", "pumps_demean"): NO_ROLE, ("trial_type", "press"): GOOD["press"]})
-    state = _state(project, "trial_type", "pumps_demean")
+    annotate(project, user, {("trial_type", "blink_twice"): NO_ROLE, ("trial_type", "press"): GOOD["press"]})
+    state = _state(project, "trial_type", "blink_twice")
     assert (state.status, state.outcome, state.open_question) == ("needs_description", "valid", True)
     assert state.status_label == "Needs description" and state.annotation == NO_ROLE  # still the sidecar's HED
     assert _state(project, "trial_type", "press").status == "valid"
@@ -51,7 +51,7 @@ def test_a_level_with_an_open_question_never_looks_done(project, user):
     AnnotationSession.objects.filter(pk=running.pk).update(status=SessionStatus.RUNNING)
     assert _state(project, "stage", "early").status == "running"
     todo = {(lv.column.name, lv.value) for lv in services.levels_to_annotate(project)}
-    assert ("value", "6") in todo and ("stage", "late") in todo and ("trial_type", "pumps_demean") not in todo
+    assert ("value", "6") in todo and ("stage", "late") in todo and ("trial_type", "blink_twice") not in todo
 
 
 def test_answering_describes_the_level_and_annotates_only_it_again(project, user, settings, monkeypatch,
@@ -62,23 +62,23 @@ def test_answering_describes_the_level_and_annotates_only_it_again(project, user
     monkeypatch.setattr(answers, "launch", launched.append)
     monkeypatch.setattr(answers, "_notes", {})
     monkeypatch.setattr(answers, "_draining", set())  # drained by tests/datasets/test_answer_burst.py
-    annotate(project, user, {("trial_type", "pumps_demean"): NO_ROLE})
-    target = level(project, "trial_type", "pumps_demean")
+    annotate(project, user, {("trial_type", "blink_twice"): NO_ROLE})
+    target = level(project, "trial_type", "blink_twice")
     with django_capture_on_commit_callbacks(execute=True):
-        session = services.answer_question(project, user=user, answer="  The participant pumps the balloon once. ",
+        session = services.answer_question(project, user=user, answer="  The participant taps the star once. ",
                                            level=target)
     target.refresh_from_db()
-    assert (target.description, target.needs_description) == ("The participant pumps the balloon once.", False)
-    assert session.dataset_level == target and session.description == "The participant pumps the balloon once."
+    assert (target.description, target.needs_description) == ("The participant taps the star once.", False)
+    assert session.dataset_level == target and session.description == "The participant taps the star once."
     # Not a job in the run slots: a note for the answers' own thread (its level, its task).
     assert default_task_backend.results == [] and launched == [str(project.pk)]
     assert answers._notes[str(project.pk)].sessions == [str(session.pk)]
     assert AnnotationSession.objects.filter(dataset_level__isnull=False, status=SessionStatus.QUEUED).count() == 1
     assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.ANNOTATING
-    state = _state(project, "trial_type", "pumps_demean")
+    state = _state(project, "trial_type", "blink_twice")
     assert (state.status, state.queued, state.open_question) == ("pending", True, False)
-    finish(session, "Agent-action, Participant-response, (Inhale, Balloon)")
-    assert _state(project, "trial_type", "pumps_demean").status == "valid"
+    finish(session, "Agent-action, Participant-response, (Press, Mouse-button)")
+    assert _state(project, "trial_type", "blink_twice").status == "valid"
     assert [q.text for q in project_questions(project)] == [q[2] for q in QUESTIONS[1:]]
 
 
@@ -133,15 +133,15 @@ def test_a_bad_answer_or_one_past_the_quota_stores_nothing(project, user, settin
 def test_the_project_page_lists_the_questions_with_answer_boxes(client, user, project):
     client.force_login(user)
     page = client.get(project.get_absolute_url()).content.decode()
-    panel = page[page.index('id="questions"'):page.index('id="questions-bart"')]
+    panel = page[page.index('id="questions"'):page.index('id="questions-stars"')]
     assert "Questions for the lab" in panel and panel.count('<li class="ds-question"') == len(QUESTIONS)
-    assert f'id="questions-count-bart">{len(QUESTIONS)}<' in page  # the task's count, beside the project's
+    assert f'id="questions-count-stars">{len(QUESTIONS)}<' in page  # the task's count, beside the project's
     assert "What does <code>6</code> mean in column <code>value</code> (its other codes: 7)?" in panel
-    pumps = level(project, "trial_type", "pumps_demean")
-    assert f'name="level_id" value="{pumps.pk}"' in panel and 'name="column_id"' in panel
+    blinks = level(project, "trial_type", "blink_twice")
+    assert f'name="level_id" value="{blinks.pk}"' in panel and 'name="column_id"' in panel
     assert f'hx-post="/datasets/{project.pk}/questions/"' in panel
-    assert page.count('data-status="needs_description"') == 4  # pumps_demean, 6, early, late
-    assert f'hx-get="/datasets/{project.pk}/tasks/bart/quality/"' in page
+    assert page.count('data-status="needs_description"') == 4  # blink_twice, 6, early, late
+    assert f'hx-get="/datasets/{project.pk}/tasks/stars/quality/"' in page
 
 
 def test_a_long_list_of_questions_starts_folded_with_its_count_in_view(project):
@@ -191,30 +191,30 @@ def test_another_users_project_has_no_questions_to_answer(client, other_user, pr
     client.force_login(other_user)
     six = level(project, "value", "6")
     assert client.post(f"/datasets/{project.pk}/questions/", {"level_id": six.pk, "answer": "x"}).status_code == 404
-    assert client.get(f"/datasets/{project.pk}/tasks/bart/quality/").status_code == 404
+    assert client.get(f"/datasets/{project.pk}/tasks/stars/quality/").status_code == 404
 
 
 def test_the_quality_panel_gives_verdicts_and_links_each_failure_to_its_level(client, user, project, monkeypatch):
-    annotate(project, user, {("trial_type", "show_face"): GOOD["show_face"], ("trial_type", "press"): GOOD["press"],
-                             ("trial_type", "pumps_demean"): NO_ROLE})
+    annotate(project, user, {("trial_type", "show_star"): GOOD["show_star"], ("trial_type", "press"): GOOD["press"],
+                             ("trial_type", "blink_twice"): NO_ROLE})
     composed = results_module.task_sidecar
 
     def as_annotated(*args, **kwargs):  # the composition may add a role; the panel reports what the sidecar says
         result = composed(*args, **kwargs)
-        result.sidecar["trial_type"]["HED"]["pumps_demean"] = NO_ROLE
+        result.sidecar["trial_type"]["HED"]["blink_twice"] = NO_ROLE
         return result
 
     monkeypatch.setattr(results_module, "task_sidecar", as_annotated)
     results_module.refresh_project(project)  # what the job, or the background task the page asks for, does
     client.force_login(user)
-    panel = client.get(f"/datasets/{project.pk}/tasks/bart/quality/").content.decode()
+    panel = client.get(f"/datasets/{project.pk}/tasks/stars/quality/").content.decode()
     rows = re.findall(r'<tr class="ds-row[^"]*" data-ok="(true|false)" data-line="(\d+)"', panel)
     assert rows == [("true", "2"), ("true", "3"), ("false", "4"), ("true", "5")]
     failing = panel[panel.index('data-line="4"'):]
     failing = failing[:failing.index("</tr>")]
-    pumps = level(project, "trial_type", "pumps_demean")
-    assert "No task role" in failing and f'href="/datasets/{project.pk}/levels/{pumps.pk}/"' in failing
-    line = panel[panel.index('id="quality-line-bart"'):]
+    blinks = level(project, "trial_type", "blink_twice")
+    assert "No task role" in failing and f'href="/datasets/{project.pk}/levels/{blinks.pk}/"' in failing
+    line = panel[panel.index('id="quality-line-stars"'):]
     assert "Not valid yet" in line  # levels without HED yet
     assert re.search(r"<strong>3</strong> of 4 rows pass event checks", line)
     assert re.search(r"<strong>5</strong> open questions", line)
@@ -231,7 +231,7 @@ def test_the_quality_panel_reads_stored_figures_and_says_validating_until_they_a
 
     monkeypatch.setattr(results_module, "validate_sidecar_task", Spy())
     client.force_login(user)
-    url = f"/datasets/{project.pk}/tasks/bart/quality/"
+    url = f"/datasets/{project.pk}/tasks/stars/quality/"
     with django_capture_on_commit_callbacks(execute=True):
         first, again = client.get(url).content.decode(), client.get(url).content.decode()
     assert "Validating" in first and 'hx-trigger="every 3s"' in first and "Validating" in again

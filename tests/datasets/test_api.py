@@ -57,7 +57,7 @@ def test_upload_a_zip_answers_201_with_the_inventory(api, user):
     columns = {c["name"]: c for c in task["columns"]}
     assert columns["event_type"]["kind"] == "categorical"
     assert {lv["value"]: lv["count"] for lv in columns["event_type"]["levels"]} == {
-        "show_face": 2, "show_house": 1, "press": 2}
+        "show_star": 2, "show_house": 1, "press": 2}
     assert columns["response_time"]["kind"] == "value" and "#" in columns["response_time"]["template"]
     figures = {k: body["progress"][k] for k in ("total", "done", "valid", "reviewed")}
     assert figures == {"total": 5, "done": 0, "valid": 0, "reviewed": 0}
@@ -179,7 +179,7 @@ def test_sidecar_and_download(api, user, project):
     response = client.get(f"/api/datasets/{project.pk}/sidecar/", {"task": "faces"})
     assert response.status_code == 200 and response["X-HED-Valid"] in ("true", "false")
     sidecar = response.json()
-    assert set(sidecar["event_type"]["HED"]) == {"show_face", "show_house", "press"}
+    assert set(sidecar["event_type"]["HED"]) == {"show_star", "show_house", "press"}
     assert client.get(f"/api/datasets/{project.pk}/sidecar/", {"task": "nope"}).status_code == 404
     download = client.get(f"/api/datasets/{project.pk}/download/")
     assert download.status_code == 200

@@ -6,12 +6,9 @@ import json
 
 import pytest
 
-from bidsdata.archive import read_folder, read_uploads
+from bidsdata.archive import read_uploads
 from bidsdata.columns import detected_kind, is_magnitude
 from bidsdata.inventory import build_inventory
-from tests.datasets.helpers import DATA
-
-REAL = DATA.parent / "bids-real"
 
 
 def _task(tsv: str, sidecar: dict | None = None, *, files: int = 1):
@@ -21,13 +18,17 @@ def _task(tsv: str, sidecar: dict | None = None, *, files: int = 1):
     return build_inventory(read_uploads(uploads)).tasks[0]
 
 
-def test_ds005_codes_are_categorical_and_magnitudes_values():
-    task = build_inventory(read_folder(REAL / "ds005"), ignore_existing_hed=True).tasks[0]
+def test_codes_are_categorical_and_magnitudes_values():
+    """A made-up gambling task: whole-number codes are levels, gains, losses, scores and times are values."""
+    rows = "".join(f"{i}.0\tn/a\tgamble\t{10 + 2 * i}\t{5 + 3 * i}\t{0.37 * i - 1.2:.2f}\t{0.4 + i / 17:.3f}\t"
+                   f"{(-1, 1, 0)[i % 3]}\t{(2, 0, 3, 1)[i % 4]}\n" for i in range(12))
+    task = _task("onset\tduration\ttrial_type\tgain\tloss\trisk_score\tresponse_time\tchoice_code\tanswer_num\n"
+                 + rows)
     kinds = {c.name: c.kind for c in task.columns}
-    assert kinds["respnum"] == kinds["respcat"] == "categorical"
-    assert kinds["gain"] == kinds["loss"] == kinds["PTval"] == kinds["response_time"] == "value"
+    assert kinds["answer_num"] == kinds["choice_code"] == "categorical"
+    assert kinds["gain"] == kinds["loss"] == kinds["risk_score"] == kinds["response_time"] == "value"
     assert kinds["trial_type"] == "categorical"  # one text value: still a level
-    assert [lv.value for lv in task.column("respcat").levels] == ["-1", "1", "0"]
+    assert [lv.value for lv in task.column("choice_code").levels] == ["-1", "1", "0"]
 
 
 def test_sample_positions_and_counters_are_skipped():

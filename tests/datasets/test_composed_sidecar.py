@@ -11,7 +11,7 @@ from bidsdata.composition import Composition
 from tests.datasets.test_services import _finish, _import
 
 pytestmark = pytest.mark.django_db
-HED = {"show_face": "Sensory-event, Visual-presentation, (Face, Image)",
+HED = {"show_star": "Sensory-event, Visual-presentation, (Star, Image)",
        "show_house": "Sensory-event, Visual-presentation, (Building, Image)",
        "press": "Agent-action, Participant-response, (Press, Push-button)",
        "left": "(Left-side-of, Hand)", "right": "(Right-side-of, Hand)"}
@@ -31,7 +31,7 @@ def test_the_composed_sidecar_groups_each_event_and_stays_valid(user, small_file
     assert result.is_valid, result.issue_rows()
     assert result.composition is not None and not result.composition.fallback
     assert result.composition.roles["event_type"] == "event"
-    assert result.sidecar["event_type"]["HED"]["show_face"].startswith("(Sensory-event")
+    assert result.sidecar["event_type"]["HED"]["show_star"].startswith("(Sensory-event")
     assert not any(r["code"] == "NOT_COMPOSED" for r in result.issue_rows())
 
 
@@ -39,7 +39,7 @@ def test_a_composition_with_errors_gives_way_to_the_levels_own_hed(user, small_f
     project = _annotated(user, small_files)
 
     def broken(task, annotations, events, version):  # a dataset shaped as the composer did not foresee
-        return Composition(annotations={**annotations, "event_type": {"show_face": "Sensory-event, Bogus-tag-xyz"}})
+        return Composition(annotations={**annotations, "event_type": {"show_star": "Sensory-event, Bogus-tag-xyz"}})
 
     monkeypatch.setattr("bidsdata.composition.valid.compose_task", broken)
     result = sidecars.task_sidecar(project, project.tasks.get())

@@ -31,7 +31,7 @@ def test_stored_level_and_column_descriptions_win_over_the_uploaded_ones():
     assert sidecar["event_type"]["Description"] == "The kind of event."
     # Unedited texts stay as uploaded, in the uploaded order; other keys stay too.
     assert list(sidecar["event_type"]["Levels"]) == list(SIDECAR["event_type"]["Levels"])
-    assert sidecar["event_type"]["Levels"]["show_face"] == SIDECAR["event_type"]["Levels"]["show_face"]
+    assert sidecar["event_type"]["Levels"]["show_star"] == SIDECAR["event_type"]["Levels"]["show_star"]
     assert sidecar["response_time"]["Units"] == "s"
 
 

@@ -159,7 +159,7 @@ def test_bare_carriage_returns_read_as_line_ends(api):
     assert response.status_code == 201, response.content
     columns = {c["name"]: c for c in response.json()["tasks"][0]["columns"]}
     assert {lv["value"]: lv["count"] for lv in columns["event_type"]["levels"]} == {
-        "show_face": 2, "show_house": 1, "press": 2}
+        "show_star": 2, "show_house": 1, "press": 2}
     assert "\r" not in DatasetFile.objects.get(path="sub-01_task-faces_events.tsv").text
 
 

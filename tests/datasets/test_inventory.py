@@ -58,34 +58,57 @@ def test_macosx_and_irrelevant_files_are_ignored():
     assert files.paths() == ["sub-01/sub-01_task-a_events.tsv"]
 
 
-def test_existing_descriptions_and_hed_are_kept():
-    inventory = build_inventory(read_folder(DATA / "eeg_ds003645s_hed_demo"))
-    task = inventory.task("FacePerception")
-    sidecar = json.loads((DATA / "eeg_ds003645s_hed_demo" / "task-FacePerception_events.json").read_text())
+# A made-up curated dataset: levels described and annotated, a file column with HED, lab definitions.
+CURATED = {
+    "onset": {"Description": "Start of the event", "Units": "s"},
+    "event_type": {"Description": "What happened", "Levels": {
+        "show_star": "Display a star in the centre of the screen.", "press": "The participant presses a key."},
+        "HED": {"show_star": "Sensory-event, Visual-presentation, (Def/Star-shown, Star)",
+                "press": "Agent-action, Participant-response, (Press, Keyboard-key)"}},
+    "stim_file": {"Description": "The picture shown", "HED": "(Image, Pathname/#)"},
+    "defs_screen": {"HED": {"star_def": "(Definition/Star-shown, (Visual-presentation, Star))"}},
+    "defs_keys": {"HED": {"key_def": "(Definition/Key-held, (Press, Keyboard-key))"}},
+}
+CURATED_EVENTS = "onset\tduration\tevent_type\tstim_file\n1.0\t0.5\tshow_star\tstar_01.png\n2.0\tn/a\tpress\tn/a\n"
+
+
+def _curated_folder(tmp_path):
+    folder = tmp_path / "curated"
+    (folder / "sub-01").mkdir(parents=True)
+    (folder / "dataset_description.json").write_text(json.dumps({"Name": "stars", "BIDSVersion": "1.8.0",
+                                                                 "HEDVersion": "8.2.0"}))
+    (folder / "task-stars_events.json").write_text(json.dumps(CURATED))
+    (folder / "sub-01" / "sub-01_task-stars_events.tsv").write_text(CURATED_EVENTS)
+    return folder
+
+
+def test_existing_descriptions_and_hed_are_kept(tmp_path):
+    inventory = build_inventory(read_folder(_curated_folder(tmp_path)))
+    task = inventory.task("stars")
     event_type = task.column("event_type")
-    assert event_type.description == sidecar["event_type"]["Description"]
-    assert event_type.existing_hed == sidecar["event_type"]["HED"]
-    show_face = event_type.level("show_face")
-    assert show_face.description == sidecar["event_type"]["Levels"]["show_face"]
-    assert not show_face.needs_description
-    assert show_face.existing_hed == sidecar["event_type"]["HED"]["show_face"]
-    assert task.column("stim_file").existing_hed == sidecar["stim_file"]["HED"]
-    assert set(task.definition_keys) == {"hed_def_sensory", "hed_def_actions", "hed_def_conds"}
-    assert task.original_sidecar == sidecar
+    assert event_type.description == CURATED["event_type"]["Description"]
+    assert event_type.existing_hed == CURATED["event_type"]["HED"]
+    show_star = event_type.level("show_star")
+    assert show_star.description == CURATED["event_type"]["Levels"]["show_star"]
+    assert not show_star.needs_description
+    assert show_star.existing_hed == CURATED["event_type"]["HED"]["show_star"]
+    assert task.column("stim_file").existing_hed == CURATED["stim_file"]["HED"]
+    assert set(task.definition_keys) == {"defs_screen", "defs_keys"}
+    assert task.original_sidecar == CURATED
     assert task.column("onset").units == "s"
 
 
-def test_ignore_existing_hed_drops_all_hed_including_definitions():
-    inventory = build_inventory(read_folder(DATA / "eeg_ds003645s_hed_demo"), ignore_existing_hed=True)
-    task = inventory.task("FacePerception")
+def test_ignore_existing_hed_drops_all_hed_including_definitions(tmp_path):
+    inventory = build_inventory(read_folder(_curated_folder(tmp_path)), ignore_existing_hed=True)
+    task = inventory.task("stars")
     assert task.definition_keys == []
     assert all(c.existing_hed is None for c in task.columns)
     assert not any("HED" in v for v in task.original_sidecar.values() if isinstance(v, dict))
-    assert task.column("event_type").level("show_face").description.startswith("Display a face")
+    assert task.column("event_type").level("show_star").description.startswith("Display a star")
 
 
 def test_generated_descriptions_need_review():
-    tsv = b"onset\tduration\tevent_type\n1\tn/a\tshow_face\n2\tn/a\tn/a\n3\tn/a\tshow_face\n"
+    tsv = b"onset\tduration\tevent_type\n1\tn/a\tshow_star\n2\tn/a\tn/a\n3\tn/a\tshow_star\n"
     inventory = build_inventory(read_uploads([("sub-01_task-faces_events.tsv", tsv)]))
     task = inventory.tasks[0]
     assert task.sidecar_name == "task-faces_events.json"
@@ -93,7 +116,7 @@ def test_generated_descriptions_need_review():
     assert column.kind == "categorical"
     assert column.needs_description and column.description == "event type"
     assert [(lv.value, lv.count, lv.description, lv.needs_description) for lv in column.levels] == [
-        ("show_face", 2, "event type: show face", True)]
+        ("show_star", 2, "event type: show star", True)]
     assert inventory.hed_version is None
 
 

@@ -30,7 +30,7 @@ from tests.support.fake_openai import FakeOpenAI, Recorded
 pytestmark = pytest.mark.django_db(transaction=True)
 
 HED = {
-    "show_face": "Sensory-event, Visual-presentation, (Face, Image)",
+    "show_star": "Sensory-event, Visual-presentation, (Star, Image)",
     "show_house": "Sensory-event, Visual-presentation, (Building, Image)",
     "press": "Agent-action, Participant-response, (Experiment-participant, (Press, Push-button))",
     "left": "(Hand, Left-side-of)",
@@ -142,7 +142,7 @@ def test_bad_replies_cost_one_request_per_feedback_round_and_every_level_ends_va
                 return "I think left and right are the hands."
             return reply({v: HED[v] for v in asked(request)})
         if rounds == 0:  # one level invalid, one left out
-            return reply({"show_face": HED["show_face"], "show_house": "Sensory-event, Blorp-house"})
+            return reply({"show_star": HED["show_star"], "show_house": "Sensory-event, Blorp-house"})
         return reply({v: HED[v] for v in asked(request)})
 
     fake.script = [server(column_reply)]
@@ -190,7 +190,7 @@ def test_a_level_run_again_alone_asks_for_that_level_with_its_annotated_siblings
     [column] = [r for r in fake.chat_requests()[before:] if is_column(r)]
     assert asked(column) == ["show_house"]
     assert "- show_house: A photograph of a red brick house fills the screen." in column.text
-    assert f"- show_face: {HED['show_face']}" in column.text  # an annotated sibling, for consistency
+    assert f"- show_star: {HED['show_star']}" in column.text  # an annotated sibling, for consistency
     first = AgentStepRecord.objects.filter(session=session, agent="annotation").order_by("seq").first()
     assert first.action == "Took the column draft as attempt 1"
     assert "Drafted with the 1 level(s) of column `event_type`" in first.feedback
@@ -205,4 +205,4 @@ def test_a_job_of_some_levels_asks_for_those_only_and_shows_the_others(user, sma
 
     [column] = [r for r in fake.chat_requests() if is_column(r)]
     assert asked(column) == ["press"]
-    assert "- show_face: A face appears in the centre of the screen. [4]" in column.text
+    assert "- show_star: A star appears in the centre of the screen. [4]" in column.text

@@ -27,7 +27,7 @@ def _marker_rows(trials: int = 12) -> list[tuple[str, str]]:
     rows = [("Markers", "BASELINE-START")]
     for n in range(trials):
         side = "left" if n % 2 else "right"
-        rows += [("Markers", f"Trial Start: No.{n}-angle:{30 + 10 * (n % 3)}-{side}"),
+        rows += [("Markers", f"Trial Start: No.{n}-angle:{25 + 10 * (n % 3)}-{side}"),
                  ("Markers", f"Stim-{side[0].upper()}-dot-{100 + n}"),
                  ("Markers", "KeyButtonA pressed"), ("Markers", "KeyButtonA released"),
                  ("Markers", f"Reaction: 0.{400 + 7 * n}-{side}-correct"),
@@ -57,30 +57,30 @@ def _task(events: str, sidecar: dict | None = None):
 
 
 @pytest.mark.parametrize(("marker", "description"), [
-    ("WiimoteButtonB pressed", "Wiimote button b pressed."),
-    ("Trial Start: No.9-angle:60-left-left", "Trial start, number 9, angle 60, left, left."),
-    ("Stim-60-L-walk-167", "Stimulus 60, left, walk 167."),
-    ("Time between Warning and LED: 0.501", "Time between warning and led 0.501."),
+    ("JoystickButtonC pressed", "Joystick button c pressed."),
+    ("Trial Start: No.8-angle:50-up-up", "Trial start, number 8, angle 50, up, up."),
+    ("Stim-35-R-hop-212", "Stimulus 35, right, hop 212."),
+    ("Time between Alarm and LCD: 0.733", "Time between alarm and lcd 0.733."),
     ("rt=512ms", "Reaction time 512 ms."),
-    ("FA:no", "Fa, no."),
+    ("QX:yes", "Qx, yes."),
 ])
 def test_a_marker_is_read_as_words_with_each_number_beside_its_label(marker, description):
     assert marker_description(marker) == description
 
 
 def test_a_number_is_labelled_by_the_word_before_it_or_the_thing_its_number_is_of():
-    parts = {p.number: p.label for p in read_marker("Trial Start: No.9-angle:60-walk-167, Sub-No.-07") if p.number}
-    assert parts == {"9": ("trial", "start"), "60": ("angle",), "167": ("walk",), "07": ("subject",)}
+    parts = {p.number: p.label for p in read_marker("Trial Start: No.8-angle:50-hop-212, Sub-No.-04") if p.number}
+    assert parts == {"8": ("trial", "start"), "50": ("angle",), "212": ("hop",), "04": ("subject",)}
     assert [p.number for p in read_marker("blue--1")] == ["-1"]  # a sign after a separator
     assert [p.number for p in read_marker("ButtonTwo pressed") if p.number] == ["2"]  # a number word after a name
 
 
 def test_labelled_numbers_become_values_of_tags_that_say_what_they_are():
-    assert number_tags("Trial Start: No.9-angle:60", VERSION) == ["Experimental-trial/9", "Angle/60 degree"]
+    assert number_tags("Trial Start: No.8-angle:50", VERSION) == ["Experimental-trial/8", "Angle/50 degree"]
     assert number_tags("Reaction: 0.639", VERSION) == ["Time-interval/0.639"]
     assert number_tags("tone 1000 Hz", VERSION) == ["(Parameter-label/tone, Frequency/1000 Hz)"]
     assert number_tags("walk 167", VERSION) == ["(Parameter-label/walk, Item-index/167)"]
-    assert number_tags("End-Trial-6.008", VERSION) == ["(Parameter-label/trial, Time-value/6.008)"]  # no trial 6.008
+    assert number_tags("End-Trial-4.512", VERSION) == ["(Parameter-label/trial, Time-value/4.512)"]  # no trial 4.512
     assert number_tags("PAUSE", VERSION) == []
 
 
@@ -92,8 +92,8 @@ def test_bounded_repeated_marker_strings_make_a_categorical_column_with_made_up_
         "Markers": "A marker the stimulus program sent."}}, "value": {"Description": "The marker's text."}})
     column = task.column("value")
     assert column.kind == "categorical" and len(column.levels) > 20
-    level = column.level("Trial Start: No.3-angle:30-left")
-    assert level.description == "Trial start, number 3, angle 30, left." and level.needs_description
+    level = column.level("Trial Start: No.3-angle:25-left")
+    assert level.description == "Trial start, number 3, angle 25, left." and level.needs_description
     # Each made-up meaning is asked about; the one-level `type` column, described by the lab, is not.
     asked = {(q.column, q.level) for q in open_questions(task)}
     assert asked == {("value", lv.value) for lv in column.levels}
@@ -154,8 +154,8 @@ def test_marker_levels_compose_to_distinct_events_that_pass_the_events_check(tmp
     sidecar, composition = composed_sidecar(task, _offline_like(task), events)
     assert composition.roles.get("value") == "event" and "type" not in composition.annotations
     levels = sidecar["value"]["HED"]
-    assert "Experimental-trial/3" in levels["Trial Start: No.3-angle:30-left"]
-    assert "Angle/30 degree" in levels["Trial Start: No.3-angle:30-left"]
+    assert "Experimental-trial/3" in levels["Trial Start: No.3-angle:25-left"]
+    assert "Angle/25 degree" in levels["Trial Start: No.3-angle:25-left"]
     assert "Time-interval/0.421" in levels["Reaction: 0.421-left-correct"]
     assert "Agent-action" in levels["Reaction: 0.421-left-correct"]  # a response the annotator left untyped
     assert levels["PAUSE"].startswith("(Experiment-control")
@@ -170,11 +170,11 @@ def test_marker_levels_compose_to_distinct_events_that_pass_the_events_check(tmp
 def test_a_level_the_lab_described_is_annotated_as_they_said(tmp_path):
     events = _events(_marker_rows())
     task = _task(events)
-    level = task.column("value").level("Trial Start: No.3-angle:30-left")
+    level = task.column("value").level("Trial Start: No.3-angle:25-left")
     level.description, level.needs_description = "The third practice trial begins.", False
     sidecar, _ = composed_sidecar(task, _offline_like(task), events)
     assert "Experimental-trial/3" not in sidecar["value"]["HED"][level.value]
-    assert "Experimental-trial/4" in sidecar["value"]["HED"]["Trial Start: No.4-angle:40-right"]
+    assert "Experimental-trial/4" in sidecar["value"]["HED"]["Trial Start: No.4-angle:35-right"]
 
 
 # --- the whole command -----------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ CORRECTED = "Sensory-event, Experimental-stimulus, Visual-presentation, (Green, 
 
 def _remembered(user, project: DatasetProject) -> AnnotationSession:
     """A corrected, accepted run of a level of *project* (the memory's source)."""
-    source = level(project, "trial_type", "show_face")
+    source = level(project, "trial_type", "show_star")
     [session] = services.create_level_sessions(project, [source], user=user)
     AnnotationSession.objects.filter(pk=session.pk).update(
         description=DESCRIPTION, status=SessionStatus.SUCCEEDED, machine_annotation="Sensory-event",
@@ -69,6 +69,8 @@ def test_the_owner_turns_the_reuse_off_and_the_next_run_starts_afresh(client, us
     later.refresh_from_db()
     assert later.reuse_memory is False
     assert 'data-reuse="off"' in client.get(later.get_absolute_url()).content.decode()
+    listed = {p["id"]: p["reuse_memory"] for p in client.get("/api/datasets/").json()["results"]}
+    assert listed == {str(earlier.pk): True, str(later.pk): False}
 
     run = _run_described(user, later)
     assert run.examples_used == [] and run.final_annotation != CORRECTED

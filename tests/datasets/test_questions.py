@@ -80,10 +80,10 @@ def test_a_categorical_column_without_a_description_gets_a_column_question_first
     ("Trigger 6", ("value", "6"), True),
     ("6.0", ("value", "6"), True),
     ("Stage 6", ("stage", "6"), True),
-    ("Pumps demean", ("pumps_demean",), True),
-    ("the pumpsDemean level", ("pumps_demean",), True),
+    ("Blink twice", ("blink_twice",), True),
+    ("the blinkTwice level", ("blink_twice",), True),
     ("", ("x",), True),
-    ("The participant pumps the balloon once more.", ("pumps_demean",), False),
+    ("The participant blinks at the star once more.", ("blink_twice",), False),
     ("The left hand.", ("left",), False),  # a named level is not restated by its column's name
     ("Trigger 6: a red circle appears", ("value", "6"), False),
 ])

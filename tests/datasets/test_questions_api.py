@@ -41,7 +41,7 @@ def test_get_lists_the_open_questions_with_their_level_ids(api, project):
     assert response.status_code == 200
     listed = response.json()["results"]
     assert [(q["column"], q["level"], q["text"]) for q in listed] == QUESTIONS
-    assert listed[0]["level_id"] == level(project, "trial_type", "pumps_demean").pk and listed[0]["task"] == "bart"
+    assert listed[0]["level_id"] == level(project, "trial_type", "blink_twice").pk and listed[0]["task"] == "stars"
     assert listed[2]["level_id"] is None and listed[2]["column_id"] == DatasetColumn.objects.get(name="stage").pk
 
 
@@ -55,7 +55,7 @@ def test_post_answers_one_by_level_id_and_queues_its_run(api, project, settings)
     session = AnnotationSession.objects.get()
     assert body["session"] == str(session.pk) and body["status"] == "queued" and session.dataset_level == six
     assert body["description"] == "A red circle appears." and body["question"]["level_id"] == six.pk
-    assert [q["level"] for q in api.get(_url(project)).json()["results"]] == ["pumps_demean", None, "early", "late"]
+    assert [q["level"] for q in api.get(_url(project)).json()["results"]] == ["blink_twice", None, "early", "late"]
 
 
 @pytest.mark.django_db
@@ -114,7 +114,7 @@ def test_the_detail_gives_the_quality_line_when_asked(api, project):
     assert figures["validating"] is False
     assert set(figures) >= {"rows_ok", "rows_ok_share", "levels", "levels_distinct", "distinct_share", "factors"}
     levels = {lv["value"]: lv["status"] for c in task["columns"] for lv in c["levels"]}
-    assert levels["6"] == "needs_description" and levels["show_face"] == "pending"
+    assert levels["6"] == "needs_description" and levels["show_star"] == "pending"
     assert api.get(f"/api/datasets/{project.pk}/?quality=maybe").status_code == 400
 
 
@@ -122,12 +122,12 @@ def test_the_detail_gives_the_quality_line_when_asked(api, project):
 
 
 def _folder(tmp_path):
-    folder = tmp_path / "bart"
+    folder = tmp_path / "stars"
     folder.mkdir()
-    (folder / "dataset_description.json").write_text(json.dumps({"Name": "bart", "HEDVersion": "8.4.0"}))
-    (folder / "task-bart_events.json").write_text(json.dumps(SIDECAR))
+    (folder / "dataset_description.json").write_text(json.dumps({"Name": "stars", "HEDVersion": "8.4.0"}))
+    (folder / "task-stars_events.json").write_text(json.dumps(SIDECAR))
     (folder / "sub-01").mkdir()
-    (folder / "sub-01" / "sub-01_task-bart_events.tsv").write_text(EVENTS)
+    (folder / "sub-01" / "sub-01_task-stars_events.tsv").write_text(EVENTS)
     return folder
 
 
@@ -162,9 +162,9 @@ def test_the_command_writes_the_questions_and_reads_the_answers_back(tmp_path, c
     assert level(project, "value", "6").description == "A red circle appears on the screen."
     run = AnnotationSession.objects.get(dataset_level=level(project, "value", "6"))
     assert run.description == "A red circle appears on the screen."  # annotated with the lab's answer
-    assert [(r["column"], r["level"]) for r in _rows(questions)] == [("trial_type", "pumps_demean"),
+    assert [(r["column"], r["level"]) for r in _rows(questions)] == [("trial_type", "blink_twice"),
                                                                      ("stage", "early"), ("stage", "late")]
-    sidecar = json.loads((tmp_path / "again" / "task-bart_events.json").read_text())
+    sidecar = json.loads((tmp_path / "again" / "task-stars_events.json").read_text())
     assert sidecar["stage"]["Description"] == "Which half of the session."
 
 

@@ -45,7 +45,7 @@ def test_import_stores_tasks_columns_levels_and_files(user, small_files):
     assert kinds == {"onset": "skip", "duration": "skip", "event_type": "categorical", "hand": "categorical",
                      "response_time": "value"}
     counts = dict(DatasetLevel.objects.filter(column__name="event_type").values_list("value", "count"))
-    assert counts == {"show_face": 4, "show_house": 2, "press": 4}
+    assert counts == {"show_star": 4, "show_house": 2, "press": 4}
     press = DatasetLevel.objects.get(value="press")
     assert press.description == "The participant presses a button." and not press.needs_description
     assert "#" in DatasetColumn.objects.get(name="response_time").template
@@ -76,10 +76,10 @@ def test_existing_hed_is_the_starting_annotation_unless_ignored(user):
     states = {s.level.value: s for s in level_states(project)}
     assert states["left"].status == "valid" and states["left"].source == "existing"
     assert states["right"].status == "invalid"  # the uploaded HED does not validate
-    assert states["show_face"].status == "pending"
+    assert states["show_star"].status == "pending"
     # Annotate all leaves the lab's own valid HED alone and redoes the broken one.
     todo = {lv.value for lv in services.levels_to_annotate(project)}
-    assert "left" not in todo and {"right", "show_face"} <= todo
+    assert "left" not in todo and {"right", "show_star"} <= todo
 
     ignored = _import(user, files, ignore_existing_hed=True)
     assert {s.level.value: s.status for s in level_states(ignored)}["left"] == "pending"
@@ -87,7 +87,7 @@ def test_existing_hed_is_the_starting_annotation_unless_ignored(user):
 
 def test_level_state_prefers_review_then_valid_run(user, reviewer, small_files):
     project = _import(user, small_files)
-    level = DatasetLevel.objects.get(value="show_face")
+    level = DatasetLevel.objects.get(value="show_star")
     first, second = services.create_level_sessions(project, [level, level], user=user)
     _finish(first, "Sensory-event, Visual-presentation, Face")
     _finish(second, "Sensory-event, Face")
@@ -99,10 +99,10 @@ def test_level_state_prefers_review_then_valid_run(user, reviewer, small_files):
     assert (state.status, state.annotation, state.source) == ("reviewed", "Sensory-event, Visual-presentation, Face",
                                                               "review")
     Revision.objects.create(session=second, author=reviewer, before="Sensory-event, Face",
-                            after="Sensory-event, (Face, Image)", is_valid=True)
-    AnnotationSession.objects.filter(pk=second.pk).update(final_annotation="Sensory-event, (Face, Image)")
+                            after="Sensory-event, (Star, Image)", is_valid=True)
+    AnnotationSession.objects.filter(pk=second.pk).update(final_annotation="Sensory-event, (Star, Image)")
     state = next(s for s in level_states(project) if s.level == level)
-    assert (state.annotation, state.source) == ("Sensory-event, (Face, Image)", "correction")
+    assert (state.annotation, state.source) == ("Sensory-event, (Star, Image)", "correction")
     assert progress(level_states(project))["reviewed"] == 1
 
 
@@ -139,7 +139,7 @@ def test_sidecar_holds_levels_templates_units_and_validates(user, reviewer, smal
     project = _import(user, small_files)
     levels = list(DatasetLevel.objects.all())
     sessions = services.create_level_sessions(project, levels, user=user)
-    hed = {"show_face": "Sensory-event, Visual-presentation, (Face, Image)",
+    hed = {"show_star": "Sensory-event, Visual-presentation, (Star, Image)",
            "show_house": "Sensory-event, Visual-presentation, (Building, Image)",
            "press": "Agent-action, Participant-response, (Press, Push-button)",
            "left": "(Left-side-of, Hand)", "right": "(Right-side-of, Hand)"}
@@ -152,7 +152,7 @@ def test_sidecar_holds_levels_templates_units_and_validates(user, reviewer, smal
     assert sidecar["event_type"]["HED"]["press"] == "(Agent-action, Participant-response, (Press, Push-button), {hand})"
     assert sidecar["event_type"]["Levels"]["press"] == "The participant presses a button."
     assert sidecar["response_time"]["Units"] == "s" and "#" in sidecar["response_time"]["HED"]
-    assert "show_face" in spreadsheet(result) and "HED" in spreadsheet(result).splitlines()[0]
+    assert "show_star" in spreadsheet(result) and "HED" in spreadsheet(result).splitlines()[0]
 
 
 def test_a_level_without_annotation_is_listed_never_dropped(user, small_files):
@@ -169,7 +169,8 @@ def test_repeated_tags_across_columns_are_grouped_so_events_validate(user, small
     project = _import(user, small_files)
     sessions = services.create_level_sessions(project, list(DatasetLevel.objects.all()), user=user)
     for session in sessions:  # every level repeats the event basics, as levels annotated alone do
-        _finish(session, "Agent-action, Participant-response, Experiment-participant")
+        extra = {"left": ", Leftward", "right": ", Rightward"}.get(session.dataset_level.value, "")
+        _finish(session, "Agent-action, Participant-response, Experiment-participant" + extra)
     result = task_sidecar(project, project.tasks.get())
     assert result.is_valid, [r["message"] for r in result.issue_rows()]
     hand = result.sidecar["hand"]["HED"]
@@ -237,12 +238,13 @@ def test_reading_the_status_never_writes_it(user, small_files):
     assert DatasetProject.objects.get(pk=project.pk).status == "annotating"
 
 
-def test_a_library_schema_beside_the_standard_one_annotates_with_the_standard_one(user):
+def test_a_library_schema_beside_the_standard_one_annotates_with_both(user):
     description = json.dumps({"Name": "x", "HEDVersion": ["8.2.0", "sc:score_1.0.0"]}).encode()
     files = read_uploads([("dataset_description.json", description),
                           ("sub-01_task-faces_events.tsv", EVENTS.encode())])
     project = _import(user, files)
-    assert project.schema_version == "8.2.0" and project.hed_version == ["8.2.0", "sc:score_1.0.0"]
+    # The levels are annotated with the library too, so its tags are within reach (issue 28).
+    assert project.schema_version == "8.2.0,sc:score_1.0.0" and project.hed_version == ["8.2.0", "sc:score_1.0.0"]
     assert validation_version(project) == ["8.2.0", "sc:score_1.0.0"]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient

@@ -61,9 +61,9 @@ def test_a_current_result_answers_the_page_and_api_in_one_request_without_hedtoo
     request.getfixturevalue("no_hedtools")
     client.force_login(user)
     page = client.get(f"/datasets/{project.pk}/tasks/faces/sidecar/").content.decode()
-    assert 'id="sidecar-validating"' not in page and "show_face" in page
+    assert 'id="sidecar-validating"' not in page and "show_star" in page
     response = api(user).get(f"/api/datasets/{project.pk}/sidecar/", {"task": "faces"})
-    assert response.status_code == 200 and "show_face" in response.json()["event_type"]["HED"]
+    assert response.status_code == 200 and "show_star" in response.json()["event_type"]["HED"]
     assert response["X-HED-Valid"] in ("true", "false")
 
 
@@ -86,7 +86,7 @@ def test_the_background_task_stores_the_result_the_pages_then_read(client, user,
     assert results.validate_sidecar_task.call(str(project.pk), task.pk) in ("valid", "invalid")
     assert SidecarResult.objects.filter(task=task).count() == 1
     stored = results.current_sidecar(project, task, ask=False)
-    assert not stored.pending and stored.sidecar["event_type"]["HED"]["show_face"].startswith("(Sensory-event")
+    assert not stored.pending and stored.sidecar["event_type"]["HED"]["show_star"].startswith("(Sensory-event")
     assert stored.checked["figures"]["rows"] > 0  # the quality line's figures, stored with it
 
 

@@ -9,7 +9,7 @@ from bidsdata.value_templates import propose_value_template, values_not_fitting
 
 
 @pytest.mark.parametrize(("name", "units", "samples", "expected"), [
-    ("stim_file", None, ["f001.bmp"], "(Image, Pathname/#)"),
+    ("stim_file", None, ["star_03.png"], "(Image, Pathname/#)"),
     ("sound_file", None, ["beep.wav"], "(Sound, Pathname/#)"),
     ("filename", None, ["notes.txt"], "Pathname/#"),
     ("response_time", None, [], "(Delay/# s, (Agent-action, Participant-response))"),

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Sum
 
 from annotations.datasets.jobs import run_dataset_job
-from annotations.datasets.questions import project_questions
+from annotations.datasets.questions import project_questions, shared_questions
 from annotations.datasets.results import refresh_project, stored_quality
 from annotations.datasets.selectors import project_files
 from annotations.datasets.services import DatasetRequestError, apply_descriptions, import_dataset, start_annotation
@@ -70,8 +70,8 @@ def apply_or_forget(project: Any, answers: list[Answer]) -> None:
 def write_questions(project: Any, target: Path) -> None:
     """The project's open questions as a table the lab fills in and hands back with --descriptions."""
     # One row per column and level: an answer is applied to every task that has them.
-    found = list(dict.fromkeys(Question(q.column.name, q.level.value if q.level is not None else None, q.text)
-                               for q in project_questions(project)))
+    found = [Question(q.column.name, q.level.value if q.level is not None else None, q.text)
+             for q in shared_questions(project_questions(project))]
     try:
         target.write_text(questions_table(found), encoding="utf-8")
     except OSError as exc:
