@@ -33,6 +33,7 @@ from bidsdata.composition.definitions import (
 from bidsdata.composition.displays import screen_displays
 from bidsdata.composition.distinct import distinguish, level_texts
 from bidsdata.composition.events import complete_event, one_event
+from bidsdata.composition.factorial import cross_factors
 from bidsdata.composition.markers import with_marker_numbers
 from bidsdata.composition.nesting import nested_columns, nested_items, reference, unreferenced
 from bidsdata.composition.roles import CONDITION, EVENT, MODIFIER, VALUE, column_roles
@@ -274,6 +275,7 @@ def compose_task(task: TaskInventory, annotations: Mapping[str, Mapping[str, str
     labelled: list[tuple[str, str]] = []
     main = next((c for c, r in roles.items() if r == EVENT), None)
     glossary = _glossary(task)
+    factors += cross_factors(chosen, roles, glossary, known, schema_version, defs)
     for column, role in roles.items():
         levels = chosen.get(column)
         if role in (EVENT, MODIFIER) and isinstance(levels, Mapping) and len(levels) > 1:

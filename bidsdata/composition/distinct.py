@@ -39,7 +39,8 @@ def key(hed: str, known: Names) -> tuple[str, ...]:
     return tuple(sorted(t.lower() for t in re.split(r"[(),]", hed.replace(" ", "")) if t))
 
 
-def _extra(text_words: list[str], known: Names, version: str | list[str] | None) -> list[str]:
+def meaning_items(text_words: list[str], known: Names, version: str | list[str] | None) -> list[str]:
+    """What the offline annotator makes of *text_words*, without event types, task roles or modalities."""
     if not text_words:
         return []
     schema = canonical(version)  # a list with prefixed libraries is one comma-joined version string
@@ -62,7 +63,7 @@ def _has_meaning(hed: str, known: Names) -> bool:
     return any(s not in _NOT_DISTINCT and s not in known.modalities for s in shorts(hed, known))
 
 
-def _add(hed: str, items: list[str], known: Names, nested: bool) -> str:
+def add_items(hed: str, items: list[str], known: Names, nested: bool) -> str:
     """*items* added to the level's first event group (event columns), else at top level."""
     groups = event_groups(hed, known) if nested else []
     if not groups:
@@ -96,14 +97,14 @@ def distinguish(levels: Mapping[str, str], texts: Mapping[str, list[str]], known
             for level in group:
                 own = [w for w in texts.get(level, []) if w not in common]
                 items = [] if attempt else [
-                    i for i in (hints or {}).get(level, []) or _extra(own, known, version)
+                    i for i in (hints or {}).get(level, []) or meaning_items(own, known, version)
                     if key(i, known) and key(i, known) not in avoid
                     and not set(key(i, known)) <= set(key(out[level], known))]
                 if items:
-                    out[level] = _add(out[level], items, known, nested)
+                    out[level] = add_items(out[level], items, known, nested)
                 elif attempt or not own:
                     name = _LABEL.sub("-", label_prefix + level).strip("-") or "level"
-                    out[level] = _add(out[level], [f"Label/{name}"], known, nested)
+                    out[level] = add_items(out[level], [f"Label/{name}"], known, nested)
                     labelled.append(level)
     return out, labelled
 

@@ -5,7 +5,7 @@ Every example is made up; each sidecar is checked with hedtools itself.
 
 from __future__ import annotations
 
-from bidsdata.composition.distinct import _extra, level_texts
+from bidsdata.composition.distinct import level_texts, meaning_items
 from bidsdata.composition.nesting import referable
 from bidsdata.composition.tags import names
 from bidsdata.glossary import Glossary, readme_description
@@ -50,8 +50,8 @@ def test_level_codes_without_descriptions_are_read_through_the_glossary():
 
 def test_words_the_offline_annotator_reads_as_nothing_may_name_schema_tags():
     # "high" is a schema tag (a categorical level value) though the annotator gives no tag for it
-    assert _extra(["high"], names(VERSION), VERSION) == ["High"]
-    assert _extra(["zzword"], names(VERSION), VERSION) == []
+    assert meaning_items(["high"], names(VERSION), VERSION) == ["High"]
+    assert meaning_items(["zzword"], names(VERSION), VERSION) == []
 
 
 def test_coded_levels_are_told_apart_by_the_words_their_codes_abbreviate(tmp_path):

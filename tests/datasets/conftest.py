@@ -1,16 +1,13 @@
-"""Fixtures for the Django side of dataset projects: a small synthetic dataset, uploads, a stripped shared dataset."""
+"""Fixtures for the Django side of dataset projects: a small synthetic dataset, uploads."""
 
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from bidsdata.archive import DatasetFiles, read_uploads
-from tests.datasets.helpers import DATA
 
 EVENTS = (
     "onset\tduration\tevent_type\thand\tresponse_time\n"
@@ -46,23 +43,3 @@ def small_files() -> DatasetFiles:
 def small_uploads() -> list[SimpleUploadedFile]:
     return [SimpleUploadedFile("sub-01_task-faces_run-1_events.tsv", EVENTS.encode()),
             SimpleUploadedFile("task-faces_events.json", json.dumps(SIDECAR).encode())]
-
-
-@pytest.fixture
-def stripped(tmp_path: Path):
-    """Factory: a copy of a shared dataset with every HED key removed from its sidecars."""
-
-    def make(name: str) -> Path:
-        target = tmp_path / name
-        shutil.copytree(DATA / name, target)
-        for path in target.glob("*_events.json"):
-            data = json.loads(path.read_text(encoding="utf-8"))
-            for key, entry in list(data.items()):
-                if isinstance(entry, dict):
-                    entry.pop("HED", None)
-                    if not entry:
-                        del data[key]
-            path.write_text(json.dumps(data), encoding="utf-8")
-        return target
-
-    return make

@@ -19,9 +19,10 @@ def _task(tsv: str, sidecar: dict | None = None, *, files: int = 1):
 
 
 def test_codes_are_categorical_and_magnitudes_values():
-    """A made-up gambling task: whole-number codes are levels, gains, losses, scores and times are values."""
-    rows = "".join(f"{i}.0\tn/a\tgamble\t{10 + 2 * i}\t{5 + 3 * i}\t{0.37 * i - 1.2:.2f}\t{0.4 + i / 17:.3f}\t"
-                   f"{(-1, 1, 0)[i % 3]}\t{(2, 0, 3, 1)[i % 4]}\n" for i in range(12))
+    """A made-up gambling task: whole-number codes are levels; gains and losses (few whole numbers, but
+    magnitudes), scores and times are values."""
+    rows = "".join(f"{i}.0\tn/a\tgamble\t{(10, 20, 30)[i % 3]}\t{(5, 10, 15, 20)[i % 4]}\t{0.37 * i - 1.2:.2f}\t"
+                   f"{0.4 + i / 17:.3f}\t{(-1, 1, 0)[i % 3]}\t{(2, 0, 3, 1)[i % 4]}\n" for i in range(12))
     task = _task("onset\tduration\ttrial_type\tgain\tloss\trisk_score\tresponse_time\tchoice_code\tanswer_num\n"
                  + rows)
     kinds = {c.name: c.kind for c in task.columns}

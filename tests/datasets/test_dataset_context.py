@@ -13,27 +13,38 @@ from bidsdata.archive import MAX_CONTEXT_BYTES, read_folder, read_uploads, read_
 from bidsdata.context import MAX_FIELD_CHARS, MAX_README_CHARS, TaskContext
 from bidsdata.inventory import Inventory, build_inventory
 from bidsdata.limits import LimitExceeded, UploadLimits
-from tests.datasets.helpers import DATA, zip_bytes, zip_folder
+from tests.datasets.helpers import zip_bytes, zip_folder
 
-REAL = DATA.parent / "bids-real"
 TSV = b"onset\tduration\tcue\n1\tn/a\tleft\n2\tn/a\tright\n"
 BOLD = {"TaskName": "Cue task", "TaskDescription": "A cue points left or right.",
         "Instructions": ["Look at the cue.", "Press the side it points to."], "RepetitionTime": 2}
 
 
-def test_a_real_datasets_readme_and_task_file_are_read(tmp_path):
-    files = read_folder(REAL / "eeg_matchingpennies")
-    assert set(files.context) == {"README.md", "task-matchingpennies_eeg.json"}
+def _lab_folder(tmp_path):
+    """A made-up dataset as a lab shares it: a README, a task file with a long description, one events file."""
+    folder = tmp_path / "lab"
+    (folder / "sub-01" / "eeg").mkdir(parents=True)
+    (folder / "README.md").write_text("# Star tapping\n\nParticipants tap when a star blinks.\n" * 120)
+    task_file = {"TaskName": "Star tapping", "TaskDescription": "A star blinks  on the screen and the participant "
+                 "taps a key as soon as it does. " * 60, "EEGReference": "Cz"}
+    (folder / "task-tapping_eeg.json").write_text(json.dumps(task_file))
+    (folder / "sub-01" / "eeg" / "sub-01_task-tapping_events.tsv").write_bytes(TSV)
+    return folder, task_file
+
+
+def test_a_datasets_readme_and_task_file_are_read(tmp_path):
+    folder, task_file = _lab_folder(tmp_path)
+    files = read_folder(folder)
+    assert set(files.context) == {"README.md", "task-tapping_eeg.json"}
     context = build_inventory(files).tasks[0].context
-    task_file = json.loads((REAL / "eeg_matchingpennies" / "task-matchingpennies_eeg.json").read_text())
     assert context.task_name == task_file["TaskName"]
     description = " ".join(task_file["TaskDescription"].split())
     assert len(description) > MAX_FIELD_CHARS and context.task_description.endswith("\u2026")
     assert description.startswith(context.task_description[:-1]) and len(context.task_description) <= MAX_FIELD_CHARS
-    readme = (REAL / "eeg_matchingpennies" / "README.md").read_text(encoding="utf-8").strip()
-    assert context.readme == readme[:MAX_README_CHARS]
+    readme = (folder / "README.md").read_text(encoding="utf-8").strip()
+    assert len(readme) > MAX_README_CHARS and context.readme == readme[:MAX_README_CHARS]
     # The same dataset zipped inside its folder reads the same.
-    zipped = read_zip(zip_folder(REAL / "eeg_matchingpennies", tmp_path / "mp.zip", top="mp"))
+    zipped = read_zip(zip_folder(folder, tmp_path / "lab.zip", top="lab"))
     assert build_inventory(zipped).tasks[0].context == context
 
 

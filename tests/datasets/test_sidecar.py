@@ -32,8 +32,10 @@ def spreadsheet_to_hed(text: str) -> dict:
     return df_to_hed(frame, description_tag=False)
 
 
-DEFINITION_KEYS = {"eeg_ds003645s_hed_demo": ["hed_def_sensory", "hed_def_actions", "hed_def_conds"],
-                   "eeg_ds004106s_hed": ["hed_defs"], "eeg_ds002893s_hed_attention_shift": []}
+def definition_keys(curated: dict) -> list[str]:
+    """The curators' definition entries: keys whose HED holds a Definition/ (no events column is so named)."""
+    return [key for key, entry in curated.items()
+            if isinstance(entry, dict) and "Definition/" in json.dumps(entry.get("HED", ""))]
 
 
 def _stripped_copy(dataset: str, tmp_path):
@@ -64,7 +66,8 @@ def test_curators_hed_as_annotations_validates_and_keeps_other_keys(dataset, tmp
         annotations = {c.name: curated[c.name]["HED"] for c in task.columns
                        if c.kind != "skip" and "HED" in curated.get(c.name, {})}
         # The lab's definitions are not in the stripped upload: they come with the curators' HED.
-        task.original_sidecar.update({k: copy.deepcopy(curated[k]) for k in DEFINITION_KEYS[dataset] if k in curated})
+        task.original_sidecar.update({k: copy.deepcopy(curated[k]) for k in definition_keys(curated)
+                                     if k not in {c.name for c in task.columns}})
         build = build_sidecar(task, annotations)
         sidecar = build.sidecar
         for key, entry in curated.items():
@@ -130,8 +133,14 @@ def test_issues_in_events_files_name_file_row_and_level():
 
 
 def test_spreadsheet_round_trip():
-    sidecar = json.loads((DATA / "eeg_ds002893s_hed_attention_shift" /
-                          "task-AuditoryVisualShift_events.json").read_text())
+    sidecar = {  # made up: levels with HED, a value column, a column without HED, a definitions entry
+        "event_type": {"Description": "What happened", "Levels": {"show_star": "A star appears.", "tap": "A tap."},
+                       "HED": {"show_star": "Sensory-event, Visual-presentation, (Def/Star-shown, Star)",
+                               "tap": "Agent-action, Participant-response, (Press, Keyboard-key)"}},
+        "trial": {"Description": "Trial number", "HED": "Experimental-trial/#"},
+        "notes": {"Description": "Free notes"},
+        "star_defs": {"HED": {"star_def": "(Definition/Star-shown, (Visual-presentation, Star))"}},
+    }
     text = sidecar_to_spreadsheet(sidecar)
     lines = text.splitlines()
     assert lines[0].split("\t") == ["column_name", "column_value", "description", "HED"]
@@ -144,21 +153,27 @@ def test_spreadsheet_round_trip():
 
 
 def test_dataset_zip_has_the_new_sidecars_in_place(tmp_path):
-    dataset = DATA / "eeg_ds004106s_hed"
+    dataset = tmp_path / "lab"  # made up: a root sidecar, events in a session folder, a README
+    (dataset / "sub-01" / "ses-01" / "eeg").mkdir(parents=True)
+    (dataset / "README").write_text("Taps on a blinking star.")
+    (dataset / "dataset_description.json").write_text(json.dumps({"Name": "lab", "BIDSVersion": "1.8.0"}))
+    (dataset / "task-tapping_events.json").write_text(json.dumps({"value": {"Levels": {"31": "A star blinks."}}}))
+    (dataset / "sub-01" / "ses-01" / "eeg" / "sub-01_ses-01_task-tapping_events.tsv").write_text(
+        "onset\tduration\tvalue\n1.0\tn/a\t31\n")
     source = zip_folder(dataset, tmp_path / "in.zip", top="ds",
-                        extra={"ds/sub-01/ses-01/eeg/sub-01_ses-01_task-GuardDuty_eeg.set": b"\x01" * 1000})
+                        extra={"ds/sub-01/ses-01/eeg/sub-01_ses-01_task-tapping_eeg.set": b"\x01" * 1000})
     files = read_zip(source)
-    new = {"task-GuardDuty_events.json": {"value": {"HED": {"1121": "Sensory-event"}}}}
+    new = {"task-tapping_events.json": {"value": {"HED": {"31": "Sensory-event"}}}}
     out = io.BytesIO()
     write_dataset_zip(out, new, files=files, source_zip=source, source_prefix="ds")
     out.seek(0)
     with zipfile.ZipFile(out) as zf:
         names = zf.namelist()
         assert len(names) == len(set(names))
-        assert json.loads(zf.read("task-GuardDuty_events.json")) == new["task-GuardDuty_events.json"]
-        assert zf.read("sub-01/ses-01/eeg/sub-01_ses-01_task-GuardDuty_eeg.set") == b"\x01" * 1000
+        assert json.loads(zf.read("task-tapping_events.json")) == new["task-tapping_events.json"]
+        assert zf.read("sub-01/ses-01/eeg/sub-01_ses-01_task-tapping_eeg.set") == b"\x01" * 1000
         expected = {p.relative_to(dataset).as_posix() for p in dataset.rglob("*") if p.is_file()}
         assert expected <= set(names)
     out.seek(0)
     again = read_zip(out)
-    assert again.json("task-GuardDuty_events.json") == new["task-GuardDuty_events.json"]
+    assert again.json("task-tapping_events.json") == new["task-tapping_events.json"]
