@@ -71,8 +71,10 @@ class TaskQuality:
     def verdict(self) -> TaskVerdict:
         """Validity and the rows passing side by side: a valid sidecar most of whose rows fail is not done."""
         q = self.quality
-        return task_verdict(valid=self.result.is_valid, pending=self.pending, rows=q.rows if q else 0,
-                            rows_ok=q.rows_ok if q else 0)
+        result = self.result
+        return task_verdict(valid=not result.errors,
+                            pending=self.pending, rows=q.rows if q else 0, rows_ok=q.rows_ok if q else 0,
+                            unanswered=len(result.missing))
 
     @property
     def counts(self) -> dict[str, int]:

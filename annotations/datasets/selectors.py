@@ -252,9 +252,10 @@ fails most events is not a finished task."""
 class TaskVerdict:
     """A task's verdict: its sidecar's validity and the share of rows passing the event checks, side by side."""
 
-    state: Literal["validating", "invalid", "valid", "needs_work"]
+    state: Literal["validating", "invalid", "valid", "needs_work", "awaiting_answers"]
     rows: int = 0
     rows_ok: int = 0
+    unanswered: int = 0  # levels the sidecar leaves without HED (a question open, a run not valid)
 
     @property
     def percent(self) -> int | None:
@@ -267,7 +268,9 @@ class TaskVerdict:
     @property
     def label(self) -> str:
         head = {"validating": "Validating", "invalid": "Not valid yet", "valid": "Valid",
-                "needs_work": "Valid, needs work"}[self.state]
+                "needs_work": "Valid, needs work",
+                "awaiting_answers": f"Valid; {self.unanswered} level{'s' if self.unanswered != 1 else ''} "
+                                    "without HED yet"}[self.state]
         if self.percent is None:
             return head
         return f"{head}: {self.percent}% of rows pass the event checks"
@@ -276,17 +279,25 @@ class TaskVerdict:
         return {"state": self.state, "label": self.label, "done": self.done, "rows_ok_percent": self.percent}
 
 
-def task_verdict(*, valid: bool, pending: bool, rows: int = 0, rows_ok: int = 0) -> TaskVerdict:
-    """The one verdict the task card and the API give a task (:class:`TaskVerdict`)."""
+def task_verdict(*, valid: bool, pending: bool, rows: int = 0, rows_ok: int = 0,
+                 unanswered: int = 0) -> TaskVerdict:
+    """The one verdict the task card and the API give a task (:class:`TaskVerdict`).
+
+    *valid* is hedtools' word on the sidecar and its events files; *unanswered* counts the levels it leaves
+    without HED (a question the lab has yet to answer, a run that is not valid): a sidecar that validates is
+    never called "not valid" for them, nor "valid" as if it were complete."""
+    state: Literal["validating", "invalid", "valid", "needs_work", "awaiting_answers"]
     if pending:
-        state: Literal["validating", "invalid", "valid", "needs_work"] = "validating"
+        state = "validating"
     elif not valid:
         state = "invalid"
     elif rows and rows_ok / rows < ROWS_PASS_ENOUGH:
         state = "needs_work"
+    elif unanswered:
+        state = "awaiting_answers"
     else:
         state = "valid"
-    return TaskVerdict(state, rows, rows_ok)
+    return TaskVerdict(state, rows, rows_ok, unanswered)
 
 
 def next_to_review(states: list[LevelState]) -> LevelState | None:

@@ -96,3 +96,11 @@ def test_the_verdict_puts_validity_and_rows_side_by_side():
     assert mostly_passing.label == "Valid: 90% of rows pass the event checks" and mostly_passing.done
     assert task_verdict(valid=False, pending=False, rows=10, rows_ok=10).state == "invalid"
     assert task_verdict(valid=True, pending=True).state == "validating"
+
+
+def test_a_valid_sidecar_with_levels_left_without_hed_says_so_and_is_not_done():
+    # hedtools accepts the sidecar, but two levels wait for the lab: neither "not valid" nor plainly "valid".
+    verdict = task_verdict(valid=True, pending=False, rows=10, rows_ok=10, unanswered=2)
+    assert verdict.state == "awaiting_answers" and verdict.done is False
+    assert verdict.label == "Valid; 2 levels without HED yet: 100% of rows pass the event checks"
+    assert task_verdict(valid=True, pending=False, rows=10, rows_ok=10).state == "valid"
