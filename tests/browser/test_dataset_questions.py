@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 from playwright.sync_api import expect
 
-from annotations.models import DatasetLevel
+from annotations.models import FINISHED_STATUSES, AnnotationSession, DatasetLevel, DatasetProject, JobStatus
 from tests.datasets.helpers import zip_folder
 from tests.datasets.lab import EVENTS, QUESTIONS, SIDECAR
 
@@ -161,3 +162,19 @@ def test_each_question_is_asked_once_across_tasks_and_answered_once_for_all(page
     expect(page.locator("#questions li.ds-question")).to_have_count(2)  # the two columns' own questions
     for task in SHARED_TASKS:
         expect(page.locator(f"#questions-count-{task}")).to_have_text("2")
+    assert_settled(DatasetProject.objects.get(name="Shared"), page)
+
+
+def assert_settled(project: DatasetProject, page, timeout: float = 120.0) -> None:
+    """The answered levels' runs and the validation they end with are over: the project is ``done`` with no
+    run or sidecar request still at work (the server must not write while the test's database is emptied)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        project.refresh_from_db()
+        busy = (AnnotationSession.objects.filter(dataset_level__column__task__project=project)
+                .exclude(status__in=FINISHED_STATUSES).exists()
+                or project.tasks.filter(validation_lease_expires_at__isnull=False).exists())
+        if (project.status == JobStatus.DONE and not busy) or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(250)  # the server's own threads finish the work; the page only waits
+    assert project.status == JobStatus.DONE and not busy, (project.status, busy)

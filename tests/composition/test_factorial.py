@@ -10,7 +10,7 @@ from hed.schema import load_schema_version
 from hed.tools.analysis.event_manager import EventManager
 from hed.tools.analysis.hed_type_manager import HedTypeManager
 
-from bidsdata.composition.factorial import design
+from bidsdata.composition.factorial import design, role_position
 from tests.composition.conftest import VERSION, composed_sidecar, task_of, verdicts
 
 CODES = ["lo_fast", "lo_slow", "hi_fast", "hi_slow"]
@@ -71,3 +71,42 @@ def test_tokens_the_context_cannot_read_still_name_their_place_in_the_design(tmp
     hed = sidecar["stim"]["HED"]
     assert "-lo" in hed["lo_fast"] and "-hi" in hed["hi_fast"]
     assert hed["lo_fast"] != hed["hi_fast"]
+
+
+ROLE_CODES = ["lo_cue", "lo_stim", "lo_resp", "hi_cue", "hi_stim", "hi_resp"]
+ROLE_EVENTS = "onset\tduration\tstim\n" + "".join(
+    f"{n}.0\t0.5\t{code}\n" for n, code in enumerate([*ROLE_CODES, *ROLE_CODES], start=1))
+
+
+def _role_composed(tmp_path):
+    task = task_of(ROLE_EVENTS)
+    task.context.task_name = "Low or high tones: a cue, then a stimulus, then the participant's response"
+    sidecar, composition = composed_sidecar(task, {"stim": {code: SAME for code in ROLE_CODES}}, ROLE_EVENTS)
+    return sidecar, composition, verdicts(sidecar, ROLE_EVENTS, tmp_path)
+
+
+def test_a_position_naming_the_events_roles_is_found_and_one_role_for_all_is_not():
+    found = design(ROLE_CODES)
+    position, read = role_position(found, None)
+    assert position == 1 and sorted(read) == ["cue", "resp", "stim"]
+    assert role_position(design(["a_lo", "a_hi", "b_lo", "b_hi"]), None) is None  # no role words
+    # correct / incorrect both name feedback: they vary within one role, a condition
+    assert role_position(design(["correct_lo", "incorrect_lo", "correct_hi", "incorrect_hi"]), None) is None
+
+
+def test_the_role_position_gives_roles_and_the_other_position_still_gives_a_factor(tmp_path):
+    sidecar, composition, (errors, checks, rows) = _role_composed(tmp_path)
+    assert errors == [] and checks == [] and all(rows)
+    hed = sidecar["stim"]["HED"]
+    assert len(composition.factors) == 1  # the lo/hi position only
+    for code in ROLE_CODES:
+        assert hed[code].count("Def/") == 1 and "Label/" not in hed[code]
+        assert hed[code].count("Sensory-event") + hed[code].count("Agent-action") == 1  # one event type
+    assert "Cue" in hed["lo_cue"] and "Experimental-stimulus" not in hed["lo_cue"]
+    assert "Experimental-stimulus" in hed["hi_stim"]
+    assert "Agent-action" in hed["lo_resp"] and "Participant-response" in hed["lo_resp"]
+    assert "Auditory-presentation" not in hed["lo_resp"]  # what only fits a sensed event leaves the action
+    entry = " ".join(sidecar[composition.entry]["HED"].values())
+    assert entry.count("Condition-variable/") == 2  # low and high; no condition for cue, stimulus or response
+    assert not any(w in entry.lower() for w in ("-cue", "-stim", "-resp"))
+    assert len({hed[code] for code in ROLE_CODES}) == len(ROLE_CODES)
