@@ -150,9 +150,9 @@ def with_role(hed: str, text_words: list[str], known: Names) -> str:
 
 
 def _event_roles(column: str, levels: Mapping[str, str], glossary: Glossary | None,
-                 known: Names) -> tuple[dict[str, str], int | None]:
-    """An event column's levels with the roles its codes' role position names, and that position (None
-    where no position names roles)."""
+                 known: Names) -> tuple[dict[str, str], tuple[int, frozenset[str]] | None]:
+    """An event column's levels with the roles its codes' role position names, and that position with its
+    tokens that name a role (None where no position names roles)."""
     found = design(levels)
     placed = role_position(found, glossary) if found else None
     if found is None or placed is None:
@@ -164,7 +164,7 @@ def _event_roles(column: str, levels: Mapping[str, str], glossary: Glossary | No
             out[level] = with_role(levels[level], read[parts[position].lower()], known)
     logger.info("column %s: code position %d names the events' roles (%s)", column, position + 1,
                 ", ".join(sorted(read)))
-    return out, position
+    return out, (position, frozenset(read))
 
 
 def _body(factor: str, words: list[str], known: Names, version: str | list[str] | None) -> str:
@@ -178,13 +178,16 @@ def _body(factor: str, words: list[str], known: Names, version: str | list[str] 
 
 def factor_defs(column: str, levels: Iterable[str], glossary: Glossary | None, known: Names,
                 version: str | list[str] | None, defs: Definitions,
-                skip: int | None = None) -> tuple[dict[str, list[str]], list[str]]:
+                skip: tuple[int, frozenset[str]] | None = None) -> tuple[dict[str, list[str]], list[str]]:
     """level -> the ``Def/...`` of each of its tokens, and the factors made, for a column whose codes cross
-    factors (nothing where they do not). The definitions go to *defs*; position *skip* is no factor."""
+    factors (nothing where they do not). The definitions go to *defs*; the tokens *skip* names at its
+    position (they name roles) get none, while that position's other tokens keep theirs, so that the levels
+    they name stay apart by meaning."""
     found = design(levels)
     if found is None:
         return {}, []
-    positions = [i for i in found.positions if i != skip]
+    at, skipped = skip if skip else (-1, frozenset())
+    positions = list(found.positions)
     values = {i: {parts[i].lower() for parts in found.tokens.values()} for i in positions}
     for i, j in [(i, j) for i in positions for j in positions if i < j and values[i] == values[j]]:
         # Kept as two factors (the codes cross them), but the same tokens in two places is rarely a design.
@@ -193,10 +196,12 @@ def factor_defs(column: str, levels: Iterable[str], glossary: Glossary | None, k
     made: dict[tuple[int, str], str] = {}
     factors = []
     for i in positions:
+        if i == at and not {parts[i].lower() for parts in found.tokens.values()} - skipped:
+            continue  # every token of the position names a role: no factor
         factor = def_name([*column_words, str(i + 1)], limit=8)
         factors.append(factor)
         for token in sorted({parts[i] for parts in found.tokens.values()}, key=str.lower):
-            if (i, token.lower()) in made:
+            if (i, token.lower()) in made or (i == at and token.lower() in skipped):
                 continue
             read = glossary.expand(token) if glossary else None
             words = cues.words(read or token)
@@ -205,7 +210,8 @@ def factor_defs(column: str, levels: Iterable[str], glossary: Glossary | None, k
             name = defs.add(def_name([*column_words, str(i + 1), *(words or [token])], limit=10),
                             _body(factor, meant, known, version))
             made[(i, token.lower())] = name
-    out = {lv: [f"Def/{made[(i, parts[i].lower())]}" for i in positions] for lv, parts in found.tokens.items()}
+    out = {lv: [f"Def/{made[(i, parts[i].lower())]}" for i in positions if (i, parts[i].lower()) in made]
+           for lv, parts in found.tokens.items()}
     logger.info("column %s: codes cross %d factors over %d levels", column, len(factors), len(out))
     return out, factors
 

@@ -110,3 +110,16 @@ def test_the_role_position_gives_roles_and_the_other_position_still_gives_a_fact
     assert entry.count("Condition-variable/") == 2  # low and high; no condition for cue, stimulus or response
     assert not any(w in entry.lower() for w in ("-cue", "-stim", "-resp"))
     assert len({hed[code] for code in ROLE_CODES}) == len(ROLE_CODES)
+
+
+def test_a_token_of_the_role_position_naming_no_role_keeps_its_condition(tmp_path):
+    codes = [*ROLE_CODES, "lo_wait", "hi_wait"]
+    events = "onset\tduration\tstim\n" + "".join(f"{n}.0\t0.5\t{code}\n" for n, code in enumerate(codes, start=1))
+    task = task_of(events)
+    task.context.task_name = "Low or high tones: a cue, then a stimulus, then the participant's response"
+    sidecar, _ = composed_sidecar(task, {"stim": {code: SAME for code in codes}}, events)
+    errors, checks, _ = verdicts(sidecar, events, tmp_path)
+    assert errors == [] and checks == []
+    hed = sidecar["stim"]["HED"]
+    assert hed["lo_wait"].count("Def/") == 2 and hed["lo_stim"].count("Def/") == 1
+    assert not any("Label/" in hed[code] for code in codes)  # apart from the stimulus levels by meaning
