@@ -64,6 +64,9 @@ class Recorder:
         monkeypatch.setattr(jobs, "store_current", store_current)
         monkeypatch.setattr(answers, "_notes", {})
         monkeypatch.setattr(answers, "_draining", set())
+        # An answers thread of its own: a drain an earlier test left behind (its database since emptied) must
+        # not hold this one up.
+        monkeypatch.setattr(answers, "_executor", None)
 
 
 def _burst(project: DatasetProject, user: Any) -> list[AnnotationSession]:
