@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from asgiref.sync import SyncToAsync
 from django.contrib.auth.models import Group
@@ -16,6 +18,19 @@ def _close_worker_thread_connections():
     connections afterwards so PostgreSQL can drop the test database at the end."""
     yield
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+
+
+@pytest.fixture(autouse=True)
+def _answers_settled():
+    """An answer's drain runs on the answers thread after its test's last line; let it end (bounded) before
+    the test's database is emptied, so it neither writes into the next test nor deadlocks the flush."""
+    yield
+    from annotations.datasets import answers
+
+    executor = answers._executor
+    if executor is not None:
+        with contextlib.suppress(Exception):
+            executor.submit(lambda: None).result(timeout=30)  # one thread: this runs after every drain before it
 
 
 @pytest.fixture(autouse=True)
