@@ -158,8 +158,20 @@ if REDIS_URL:
             "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("HEDIT_CHANNEL_PREFIX", "hedit")},
         }
     }
+    # Sessions read from Redis, written through to the database: every page saves a database trip (the
+    # history page under load waits on each trip). Only with a cache every process shares, so a logout
+    # in one process ends the session in all; the default cache stays per process.
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "sessions": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                     "KEY_PREFIX": os.environ.get("HEDIT_CHANNEL_PREFIX", "hedit") + "-session"},
+    }
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    SESSION_CACHE_ALIAS = "sessions"
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
 HEDIT_TASK_BACKENDS = {
     "thread": "annotations.runs.backends.ThreadPoolBackend",
