@@ -8,11 +8,13 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from agents.offline.clauses import PURPOSE_TAGS, alternatives, leaves_open, purpose_span
-from agents.offline.events import BOUNDARY_WORDS, EVENT_TYPES, IMPLICIT_TAGS, STRUCTURE_NOUNS, kind_of
+from agents.offline.event_groups import TOP_LEVEL_VALUES, dedupe, event_group, has_event
+from agents.offline.events import BOUNDARY_WORDS, IMPLICIT_TAGS, STRUCTURE_NOUNS, kind_of
 from agents.offline.lexicon import Lexicon, Match, get_lexicon
-from agents.offline.rules import FIXATION_WORDS, Composer, Group, Unit
+from agents.offline.rules import FIXATION_WORDS, Composer
 from agents.offline.segments import split_sentences
 from agents.offline.text import Quantity, Token, attributive, find_quantities
+from agents.offline.units import Group, Unit
 from agents.offline.validity import Tree, parse, repair, serialize
 from agents.schema import DEFAULT_SCHEMA_VERSION
 from agents.vocabulary import Vocabulary, get_vocabulary
@@ -20,7 +22,6 @@ from agents.vocabulary import Vocabulary, get_vocabulary
 logger = logging.getLogger(__name__)
 
 FALLBACK = "Event"
-_TOP_LEVEL_VALUES = frozenset({"Duration", "Delay"})
 # Which value tag a number with a unit of this class most likely gives, by cue words nearby.
 _VALUE_TAGS: dict[str, tuple[tuple[frozenset[str], str], ...]] = {
     "frequencyUnits": ((frozenset({"rate", "rhythm", "repetition", "flicker", "flickering", "reverse", "reversal",
@@ -95,7 +96,7 @@ def _value_unit(q: Quantity, lex: Lexicon, lemmas: set[str], tokens: list[Token]
         for spelling in q.units:
             unit = vocab.unit_spelling(tag, spelling)
             if unit:
-                kind = "duration" if tag in _TOP_LEVEL_VALUES else "attribute"
+                kind = "duration" if tag in TOP_LEVEL_VALUES else "attribute"
                 return Unit(f"{tag}/{q.number} {unit}", kind, first, last)
     return None
 
@@ -208,11 +209,10 @@ def _uncovered(vocab: Vocabulary, tokens: list[Token], matches: list[Match], uni
     return tuple(out)
 
 
-def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bool) -> OfflineResult:
+def _found_units(lex: Lexicon, description: str, tokens: list[Token], matches: list[Match], lemmas: set[str],
+                 avoid: set[str]) -> list[Unit]:
+    """A unit per matched phrase and per quantity with a value tag, in the description's order."""
     vocab = lex.vocab
-    tokens = lex.tokens(description)
-    matches = lex.match(tokens)
-    lemmas = {t.norm for t in tokens} | {t.text for t in tokens}
     units = _units(matches, vocab, avoid)
     for q in find_quantities(description, tokens):
         unit = _value_unit(q, lex, lemmas, tokens)
@@ -221,17 +221,45 @@ def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bo
             units.append(unit)
     units.sort(key=lambda u: (u.first, u.last))
     _restrict_attention(units, tokens, vocab)
-    # "within 2 s", "within 3 m of": a bound on time or distance, not a place inside something;
-    # "turns red": becoming, not turning round.
+    return units
+
+
+def _said_to_happen(units: list[Unit], tokens: list[Token], vocab: Vocabulary, purpose: range,
+                    either: range) -> list[Unit]:
+    """The units that tell of this event, without the words that only qualify or leave something open.
+
+    "within 2 s", "within 3 m of": a bound on time or distance, not a place inside something;
+    "turns red": becoming, not turning round; "the pressed key": which thing, not an act.
+    "shown to mark the end of the block": what the purpose clause marks does not happen in this event;
+    "either A or B": neither is said to hold.
+    """
     bounds = {u.first for u in units if "/" in u.tag}
     states = {u.first for u in units if u.kind == "attribute"}
     units = [u for u in units if not (u.tag == "Within" and u.last + 1 in bounds)
              and not (u.tag == "Turn" and u.last + 1 in states) and not _attributive(u, tokens)]
-    # "shown to mark the end of the block": what the purpose clause marks does not happen in this event.
-    purpose = purpose_span(tokens)
     units = [u for u in units if u.first not in purpose or u.tag in PURPOSE_TAGS]
+    return [u for u in units if not leaves_open(vocab, [u.tag], u.first, either)]
+
+
+def _covered(units: list[Unit], present: set[str]) -> dict[str, str]:
+    """Each term of the description that an emitted tag stands for, with that tag (the first one)."""
+    covered: dict[str, str] = {}
+    for u in units:
+        if u.tag.split("/")[0].lower() in present and u.term:
+            covered.setdefault(u.term, u.tag)
+    return covered
+
+
+def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bool) -> OfflineResult:
+    """One description as one event (or a presentation with its action): units found, composed, repaired."""
+    vocab = lex.vocab
+    tokens = lex.tokens(description)
+    matches = lex.match(tokens)
+    lemmas = {t.norm for t in tokens} | {t.text for t in tokens}
+    purpose = purpose_span(tokens)
     either = alternatives(tokens)
-    units = [u for u in units if not leaves_open(vocab, [u.tag], u.first, either)]
+    units = _said_to_happen(_found_units(lex, description, tokens, matches, lemmas, avoid), tokens, vocab,
+                            purpose, either)
 
     durations = [u for u in units if u.kind == "duration"]
     body = [u for u in units if u.kind != "duration"]
@@ -244,21 +272,9 @@ def annotate_with(lex: Lexicon, description: str, avoid: set[str], no_extend: bo
     annotation = repair(", ".join(texts) or FALLBACK, vocab, avoid, no_extend) or FALLBACK
 
     present = {t.split("/")[0].strip().lower() for t in re.split(r"[,()]", annotation) if t.strip()}
-    covered: dict[str, str] = {}
-    for u in units:
-        if u.tag.split("/")[0].lower() in present and u.term:
-            covered.setdefault(u.term, u.tag)
     structural = bool(present & {"experiment-control", "experiment-structure"})
-    return OfflineResult(annotation, covered, _uncovered(vocab, tokens, matches, units, present, structural, purpose))
-
-
-def _event_types(tree: Tree) -> list[str]:
-    return [el for el in tree if isinstance(el, str) and el in EVENT_TYPES]
-
-
-def _has_event(annotation: str) -> bool:
-    # A sentence that both presents something and acts holds its two events in groups of their own.
-    return any(_event_types(el if isinstance(el, list) else [el]) for el in parse(annotation))
+    return OfflineResult(annotation, _covered(units, present),
+                         _uncovered(vocab, tokens, matches, units, present, structural, purpose))
 
 
 def _event_segments(lex: Lexicon, description: str, avoid: set[str],
@@ -278,7 +294,7 @@ def _event_segments(lex: Lexicon, description: str, avoid: set[str],
     segments: list[list[str]] = []
     leading: list[str] = []  # sentences before the first event belong to it
     for sentence in sentences:
-        if _has_event(annotated(sentence).annotation):
+        if has_event(annotated(sentence).annotation):
             segments.append([*leading, sentence])
             leading = []
         elif segments:
@@ -291,39 +307,6 @@ def _event_segments(lex: Lexicon, description: str, avoid: set[str],
     return [(text, annotated(text)) for text in texts]
 
 
-def _is_temporal(el: str | Tree) -> bool:
-    return isinstance(el, list) and any(isinstance(t, str) and t.split("/")[0] in _TOP_LEVEL_VALUES for t in el)
-
-
-def _dedupe(items: Tree) -> Tree:
-    seen: set[str] = set()
-    out: Tree = []
-    for el in items:
-        key = serialize([el]).lower()
-        if key not in seen:
-            seen.add(key)
-            out.append(el)
-    return out
-
-
-def _event_group(annotation: str) -> list[str | Tree]:
-    """One event's annotation as top-level group(s): (Event-type, ...), or (Duration/x, (Event-type, ...))."""
-    tree = parse(annotation)
-    if len(tree) > 1 and all(isinstance(el, list) and _event_types(el) for el in tree):
-        return tree  # already one group per event
-    temporal = [el for el in tree if _is_temporal(el)]
-    rest = [el for el in tree if not _is_temporal(el)]
-    if len(temporal) == 1:
-        # Duration and Delay must head a top-level group: the whole event goes inside it.
-        head = [t for t in temporal[0] if isinstance(t, str) and t.split("/")[0] in _TOP_LEVEL_VALUES]
-        inner: Tree = []
-        for el in temporal[0]:
-            if el not in head:
-                inner.extend(el if isinstance(el, list) else [el])
-        return [[*head, _dedupe([*rest, *inner])]]
-    return [_dedupe(rest), *temporal] if rest else list(temporal)
-
-
 def _annotate_events(lex: Lexicon, segments: list[tuple[str, OfflineResult]], avoid: set[str],
                      no_extend: bool) -> OfflineResult | None:
     """The events side by side, one top-level group each; None if that cannot be made valid."""
@@ -331,11 +314,11 @@ def _annotate_events(lex: Lexicon, segments: list[tuple[str, OfflineResult]], av
     covered: dict[str, str] = {}
     uncovered: list[str] = []
     for _, result in segments:
-        groups.extend(_event_group(result.annotation))
+        groups.extend(event_group(result.annotation))
         for term, tag in result.covered.items():
             covered.setdefault(term, tag)
         uncovered.extend(w for w in result.uncovered if w not in uncovered)
-    text = serialize(_dedupe(groups))
+    text = serialize(dedupe(groups))
     annotation = repair(text, lex.vocab, avoid, no_extend)
     if not annotation or len(parse(annotation)) < 2:
         return None

@@ -133,36 +133,48 @@ def _weight(token: Token) -> float:
     return _MODIFIER_WEIGHT if token.text.endswith(_MODIFIER_ENDINGS) else 1.0
 
 
-def assess_coverage(
-    description: str, annotation: str, schema_version: str = DEFAULT_SCHEMA_VERSION
-) -> Coverage:
-    """Every content word of *description*: expressed by *annotation*, left out though known, or unknown."""
-    vocab = get_vocabulary(schema_version)
-    lex = get_lexicon(vocab)
-    present, words = _annotation_content(annotation, vocab)
+@dataclass
+class _Tally:
+    """Running weights of the content words understood and of all of them, in the description's order."""
+
+    understood: float = 0.0
+    total: float = 0.0
+
+
+def _expressed(match: Match, tokens: list[Token], vocab: Vocabulary, present: list[TagInfo], words: set[str]) -> bool:
+    """True if *annotation*'s tags or words say *match*, or HED's conventions leave it out on purpose."""
+    tags = set(match.tags)
     names = {p.name for p in present}
-    tokens = lex.tokens(description)
-    matches = lex.match(tokens)
+    infos = [i for i in (vocab.get(t) for t in tags) if i is not None]
+    return (not tags - IMPLICIT_TAGS or any(_stands_for(t, p) for t in infos for p in present)
+            or set(match.term.split()) <= words or omitted_by_convention(tags, names)
+            or _is_bound(match.tags, match.last, tokens) or _names_a_thing(match, tokens, vocab))
+
+
+def _judge_matches(matches: list[Match], tokens: list[Token], vocab: Vocabulary, present: list[TagInfo],
+                   words: set[str], tally: _Tally) -> list[str]:
+    """Weigh every term the lexicon knows; the terms known but left out."""
+    uncovered: list[str] = []
+    for match in matches:
+        if match.negated or not match.tags or _unasserted(match, tokens, vocab):
+            continue  # deliberately untagged, or a common word the lexicon knows stands for no tag
+        weight = float(sum(1 for i in range(match.first, match.last + 1) if tokens[i].is_content) or 1)
+        tally.total += weight
+        if _expressed(match, tokens, vocab, present, words):
+            tally.understood += weight
+        elif match.term not in uncovered:
+            uncovered.append(match.term)
+    return uncovered
+
+
+def _judge_unknown(description: str, tokens: list[Token], matches: list[Match], words: set[str],
+                   tally: _Tally) -> tuple[list[str], list[str]]:
+    """Weigh the content words nobody knows: (unknown nouns and verbs, unknown modifiers) not written out."""
     purpose = purpose_span(tokens)
     in_match = {i for m in matches for i in range(m.first, m.last + 1)}
     # Numbers and their units are the value tags' business, judged with the tags above.
     in_quantity = {i for q in find_quantities(description, tokens) for i in range(*q.token_span)}
     generic = generic_words()
-    understood = total = 0.0
-    uncovered: list[str] = []
-    for match in matches:
-        tags = set(match.tags)
-        if match.negated or not tags or _unasserted(match, tokens, vocab):
-            continue  # deliberately untagged, or a common word the lexicon knows stands for no tag
-        weight = float(sum(1 for i in range(match.first, match.last + 1) if tokens[i].is_content) or 1)
-        total += weight
-        infos = [i for i in (vocab.get(t) for t in tags) if i is not None]
-        if (not tags - IMPLICIT_TAGS or any(_stands_for(t, p) for t in infos for p in present)
-                or set(match.term.split()) <= words or omitted_by_convention(tags, names)
-                or _is_bound(match.tags, match.last, tokens) or _names_a_thing(match, tokens, vocab)):
-            understood += weight
-        elif match.term not in uncovered:
-            uncovered.append(match.term)
     unknown: list[str] = []
     modifiers: list[str] = []
     seen: set[str] = set()
@@ -172,11 +184,26 @@ def assess_coverage(
             continue
         seen.add(token.text)
         weight = _weight(token)
-        total += weight
+        tally.total += weight
         if token.text in words or token.norm in words:
-            understood += weight  # written out, e.g. as a Label value
+            tally.understood += weight  # written out, e.g. as a Label value
         elif weight < 1.0:
             modifiers.append(token.text)
         else:
             unknown.append(token.text)
-    return Coverage(tuple(uncovered), tuple(unknown), tuple(modifiers), understood, total)
+    return unknown, modifiers
+
+
+def assess_coverage(
+    description: str, annotation: str, schema_version: str = DEFAULT_SCHEMA_VERSION
+) -> Coverage:
+    """Every content word of *description*: expressed by *annotation*, left out though known, or unknown."""
+    vocab = get_vocabulary(schema_version)
+    lex = get_lexicon(vocab)
+    present, words = _annotation_content(annotation, vocab)
+    tokens = lex.tokens(description)
+    matches = lex.match(tokens)
+    tally = _Tally()
+    uncovered = _judge_matches(matches, tokens, vocab, present, words, tally)
+    unknown, modifiers = _judge_unknown(description, tokens, matches, words, tally)
+    return Coverage(tuple(uncovered), tuple(unknown), tuple(modifiers), tally.understood, tally.total)

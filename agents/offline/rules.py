@@ -3,18 +3,22 @@
 The annotator hands over an ordered list of *units* (one per matched phrase or quantity).
 Here attributes are bound to the items they describe, relations to their reference objects,
 actions to their agents and objects, and the event-level tags HED conventions call for are added.
+The units themselves live in ``units``; what the phrasing says beyond the tags is read in ``wording``.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agents.offline.events import RESPONSE_ACTIONS, STRUCTURE_NOUNS, Clues, infer_event, kind_of
+from agents.offline.events import EventFrame, infer_event, kind_of
+from agents.offline.units import Group, Unit
+from agents.offline.wording import OF_GLUE, Wording
 
 if TYPE_CHECKING:
     from agents.vocabulary import Vocabulary
+
+__all__ = ["ADJECTIVAL_RELATION_WORDS", "FIXATION_WORDS", "SCREEN_RELATIONS", "Composer", "Group", "Unit"]
 
 # Screen-position relations: their reference defaults to the screen.
 SCREEN_RELATIONS = frozenset({
@@ -30,16 +34,10 @@ _TO_SIDE = {"To-left-of": "Left-side-of", "To-right-of": "Right-side-of"}
 # Gap words that keep an attribute or item in the same noun phrase.
 _NP_GLUE = frozenset({"of", "and", "with", "is", "are", "was", "were", "be", "in", "a", "an", "the",
                       "turns", "turned", "becomes", "became"})
-_OF = frozenset({"of", "a", "an", "the"})
-# Words right before a verb that make it asked for, not done: "which key to press", "should attend".
-_DIRECTIVES = frozenset({"to", "should", "must"})
 # An arrow's side is where it points: "a left arrow" points leftward.
 _POINTING = {"Left": "Leftward", "Right": "Rightward"}
 _DIRECTIONAL_ITEMS = frozenset({"Arrow"})
 _VIEWS = frozenset({"Background-view", "Foreground-view"})
-# Light verbs: with an action noun they say the subject does it ("gives a detection", "makes a choice").
-_LIGHT_VERBS = frozenset({"give", "gives", "gave", "given", "giving", "make", "makes", "made", "making",
-                          "provide", "provides", "provided", "providing"})
 # Who acted and how it is judged: these go with the action when a sentence also presents something.
 _ACTOR_TAGS = frozenset({"Experiment-participant", "Participant-response"})
 _OBJ_GLUE = frozenset({"on", "at", "with", "to", "into", "onto", "the", "a", "an", "its", "their", "using",
@@ -47,45 +45,15 @@ _OBJ_GLUE = frozenset({"on", "at", "with", "to", "into", "onto", "the", "a", "an
                        "up", "down", "out", "in", "is", "are", "was", "were"})
 
 
-@dataclass
-class Group:
-    items: list[str | Group] = field(default_factory=list)
-    keep: bool = False  # keep the parentheses even around a single tag
-
-
-@dataclass
-class Unit:
-    tag: str
-    kind: str
-    first: int
-    last: int
-    term: str = ""  # the description's words this unit stands for
-    used: bool = False
-    extras: list[str | Group] = field(default_factory=list)  # bound attributes, relations, values
-
-    def content(self) -> str | Group:
-        return self.tag if not self.extras else Group([self.tag, *self.extras])
-
-
-class Composer:
+class Composer(Wording):
     """Turns the units of one description into top-level HED elements."""
 
     def __init__(self, vocab: Vocabulary, words: list[str], breaks: list[int], matched: set[int], *,
                  withheld: bool = False, condition: bool = False, marks: bool = False,
                  silent: frozenset[int] = frozenset()) -> None:
-        self.vocab = vocab
-        # Words left unsaid on purpose ("either the left or the right"): they separate nothing.
-        self.silent = silent
-        self.marks = marks  # a purpose clause says the event marks something ("to signal the start")
-        self.withheld = withheld  # a presentation word is negated: nothing is shown or played
-        self.condition = condition  # the description defines a condition rather than telling of an event
-        self.words = words
-        self.breaks = breaks
-        self.matched = matched
+        super().__init__(vocab, words, breaks, matched, withheld=withheld, condition=condition, marks=marks,
+                         silent=silent)
         self.modifiers: set[int] = set()  # tokens of attributes: "the *left* button"
-
-    def _gap(self, a: int, b: int) -> set[str]:
-        return set(self.words[a + 1 : b])
 
     def _bridgeable(self, a: int, b: int, glue: frozenset[str]) -> bool:
         """True if only glue words and at most two unknown modifiers separate tokens *a* and *b*."""
@@ -96,10 +64,6 @@ class Composer:
         stray = [i for i in range(a + 1, b)
                  if self.words[i] not in glue and i not in self.modifiers and i not in self.silent]
         return len(stray) <= 2 and not any(i in self.matched for i in stray)
-
-    def _same_clause(self, a: int, b: int) -> bool:
-        lo, hi = min(a, b), max(a, b)
-        return not any(lo < k < hi for k in self.breaks)
 
     # --- noun phrases ---------------------------------------------------------------------
     def _modifier_gap(self, a: int, b: int, modifiers: set[int], glue: frozenset[str]) -> bool:
@@ -131,7 +95,7 @@ class Composer:
                 u.used = True
         # "an image of a face": one thing described by both items; "a face image": the last noun heads.
         for a, b in itertools.pairwise(items):
-            if a.used or b.used or not self._modifier_gap(a.last, b.first, modifiers, _OF):
+            if a.used or b.used or not self._modifier_gap(a.last, b.first, modifiers, OF_GLUE):
                 continue
             if self._merge_kinds(a, b):
                 continue
@@ -197,7 +161,7 @@ class Composer:
                 tag, obj = _TO_SIDE.get(tag, tag), "Computer-screen"
             r.tag = tag
             rel = Group([tag, obj]) if obj is not None else tag
-            following = self._next_np(units, r, _OF) if adjectival else None
+            following = self._next_np(units, r, OF_GLUE) if adjectival else None
             subject = following or next((u for u in reversed(units[: units.index(r)]) if u.kind == "item"
                                          and not u.used and self._same_clause(u.last, r.first)), None)
             if subject is not None:
@@ -233,47 +197,8 @@ class Composer:
         return groups
 
     # --- the whole description --------------------------------------------------------------
-    def _asked_by(self, u: Unit) -> str:
-        """The directive word right before *u*, maybe past one adverb ("should only attend"); "" if none."""
-        before = [i for i in range(max(0, u.first - 2), u.first) if self._same_clause(i, u.first)]
-        if before and self.words[before[-1]] in _DIRECTIVES and before[-1] not in self.matched:
-            return self.words[before[-1]]
-        if (len(before) == 2 and self.words[before[0]] in _DIRECTIVES and before[0] not in self.matched
-                and before[1] not in self.matched and self.words[before[1]] != "be"):
-            return self.words[before[0]]
-        return ""
-
-    def clues(self, units: list[Unit]) -> Clues:
-        attention = ("Task-attentional-demand", "Attend-to", "Switch-attention")
-        asked = {id(u): self._asked_by(u) for u in units
-                 if u.kind == "action" or any(self.vocab.is_under(u.tag, a) for a in attention)}
-        first_item = min((u.first for u in units if u.kind == "item"), default=len(self.words))
-        # "an arrow telling which key to press": the thing shown signals the response.
-        signalled = frozenset(u.tag for u in units if asked.get(id(u)) == "to" and u.first > first_item)
-        imagine = [u for u in units if u.tag == "Imagine"]
-        others = [u for u in units if u.kind == "action" and u.tag != "Imagine"]
-        for u in imagine if others else []:
-            u.used = True  # the imagined action is tagged itself, as Imagined-action
-        # "the rest period", "a practice run": an action naming a part of the experiment is not done now.
-        naming = frozenset(u.tag for u in units if u.kind == "action" and (
-            self.words[u.last] in STRUCTURE_NOUNS or (u.last + 1 < len(self.words)
-                                                      and self.words[u.last + 1] in STRUCTURE_NOUNS)))
-        directed = frozenset(u.tag for u in units if asked.get(id(u)) and u.kind == "action") | naming
-        # "presses both keys": an answer given with both of the response keys says neither answer;
-        # "press both keys to continue" is a purpose of its own, not an answer.
-        both = any(u.tag in RESPONSE_ACTIONS and u.tag not in directed and u.last + 1 < len(self.words)
-                   and self.words[u.last + 1] == "both" and "to" not in self.words[u.last:] for u in units)
-        # "gives a detection of the target", "makes a quick judgement": a mental act made known is done.
-        described = {i for u in units if u.kind in {"attribute", "state"} for i in range(u.first, u.last + 1)}
-        done = any(u.kind == "action" and u.tag not in directed and any(
-            self.words[i] in _LIGHT_VERBS and self._same_clause(i, u.first) and all(
-                self.words[k] in _OF or k in described or k not in self.matched for k in range(i + 1, u.first))
-            for i in range(max(0, u.first - 3), u.first)) for u in units)
-        return Clues(directed, any(asked.values()), signalled,
-                     bool(others) and (bool(imagine) or any(u.tag == "Imagined-action" for u in units)),
-                     self.withheld, self.condition, self.marks, both, done)
-
     def compose(self, units: list[Unit], lemmas: set[str], durations: list[Unit]) -> list[str | Group]:
+        """The description's top-level elements: clues read, units bound, event-level tags by convention."""
         clues = self.clues(units)
         self.bind_noun_phrases(units)
         relation_groups = self.bind_relations(units)
@@ -282,27 +207,22 @@ class Composer:
         event = infer_event(self.vocab, tags, lemmas, clues)
         event_tags: list[str | Group] = list(event.tags)
         rest = [u.content() for u in units if not u.used and event.keeps(u.tag)]
-        action_groups = [g for g in action_groups if not (isinstance(g, str) and g in event.dropped)]
-        if not event.names_agent:
-            # The participant is the agent of an Agent-action, and Participant-response already says
-            # they acted; "the participant should fixate" or "a condition in which the participant
-            # attends" tells of no act of theirs in this event.
-            action_groups = [g.items[1] if isinstance(g, Group) and len(g.items) == 2
-                             and g.items[0] == "Experiment-participant" else g for g in action_groups]
+        action_groups = _acts_of_this_event(action_groups, event)
         if event.screen:
-            # HED's convention for what a monitor shows: the modality grouped with the display.
-            rest = [e for e in rest if not (isinstance(e, str) and e in {"Computer-screen", "Visual-presentation"})]
-            event_tags = [e for e in event_tags if e != "Visual-presentation"]
-            event_tags.insert(1, Group(["Visual-presentation", "Computer-screen"]))
-        if self.marks and {"Cue", "Intended-effect"} <= {e for e in [*event_tags, *rest] if isinstance(e, str)}:
-            # HED's way of saying what a signal is for: the effect grouped with the role.
-            rest = [e for e in rest if e not in ("Cue", "Intended-effect")]
-            event_tags = [e for e in event_tags if e not in ("Cue", "Intended-effect")]
-            event_tags.append(Group(["Intended-effect", "Cue"]))
+            rest, event_tags = _on_screen(rest, event_tags)
+        if self.marks:
+            rest, event_tags = _signal_purpose(rest, event_tags)
+        self._head_durations(durations, rest, action_groups, relation_groups)
+        if event.action_tags and not durations:
+            return self._two_events(event, event_tags, relation_groups, action_groups, rest)
+        return [*event_tags, *event.action_tags, *action_groups, *relation_groups, *rest]
+
+    def _head_durations(self, durations: list[Unit], rest: list[str | Group], action_groups: list[str | Group],
+                        relation_groups: list[str | Group]) -> None:
+        """Duration heads a top-level group together with what lasts that long (changed in place)."""
         bodies = [e for e in [*rest, *action_groups, *relation_groups]
                   if isinstance(e, Group) or kind_of(self.vocab, e) in {"item", "action"}]
         for d in durations:
-            # Duration heads a top-level group together with what lasts that long.
             if bodies:
                 body = bodies.pop(0)
                 for seq in (rest, action_groups, relation_groups):
@@ -310,11 +230,48 @@ class Composer:
                         wrapped = body if isinstance(body, Group) else Group([body], keep=True)
                         seq[seq.index(body)] = Group([d.tag, wrapped])
                         break
-        if event.action_tags and not durations:
-            # A presentation and an action in one sentence are two events: one group each.
-            outcome = [e for e in rest if isinstance(e, str) and (e in _ACTOR_TAGS or (
-                kind_of(self.vocab, e) == "role" and self.vocab.is_under(e, "Task-action-type")))]
-            shown = [e for e in rest if e not in outcome]
-            return [Group([*event_tags, *relation_groups, *shown]),
-                    Group([*event.action_tags, *action_groups, *outcome])]
-        return [*event_tags, *event.action_tags, *action_groups, *relation_groups, *rest]
+
+    def _two_events(self, event: EventFrame, event_tags: list[str | Group], relation_groups: list[str | Group],
+                    action_groups: list[str | Group], rest: list[str | Group]) -> list[str | Group]:
+        """A presentation and an action in one sentence are two events: one group each.
+
+        Who acted and how the action is judged go with the action; the rest with what is shown.
+        """
+        outcome = [e for e in rest if isinstance(e, str) and (e in _ACTOR_TAGS or (
+            kind_of(self.vocab, e) == "role" and self.vocab.is_under(e, "Task-action-type")))]
+        shown = [e for e in rest if e not in outcome]
+        return [Group([*event_tags, *relation_groups, *shown]),
+                Group([*event.action_tags, *action_groups, *outcome])]
+
+
+def _acts_of_this_event(action_groups: list[str | Group], event: EventFrame) -> list[str | Group]:
+    """Actions whose tag the conventions keep, the participant named as agent only where no role says so.
+
+    The participant is the agent of an Agent-action, and Participant-response already says they
+    acted; "the participant should fixate" or "a condition in which the participant attends" tells
+    of no act of theirs in this event.
+    """
+    kept = [g for g in action_groups if not (isinstance(g, str) and g in event.dropped)]
+    if event.names_agent:
+        return kept
+    return [g.items[1] if isinstance(g, Group) and len(g.items) == 2 and g.items[0] == "Experiment-participant"
+            else g for g in kept]
+
+
+def _on_screen(rest: list[str | Group], event_tags: list[str | Group]) -> tuple[list[str | Group], list[str | Group]]:
+    """HED's convention for what a monitor shows: the modality grouped with the display."""
+    rest = [e for e in rest if not (isinstance(e, str) and e in {"Computer-screen", "Visual-presentation"})]
+    event_tags = [e for e in event_tags if e != "Visual-presentation"]
+    event_tags.insert(1, Group(["Visual-presentation", "Computer-screen"]))
+    return rest, event_tags
+
+
+def _signal_purpose(rest: list[str | Group],
+                    event_tags: list[str | Group]) -> tuple[list[str | Group], list[str | Group]]:
+    """HED's way of saying what a signal is for: the effect grouped with the role, (Intended-effect, Cue)."""
+    if not {"Cue", "Intended-effect"} <= {e for e in [*event_tags, *rest] if isinstance(e, str)}:
+        return rest, event_tags
+    rest = [e for e in rest if e not in ("Cue", "Intended-effect")]
+    event_tags = [e for e in event_tags if e not in ("Cue", "Intended-effect")]
+    event_tags.append(Group(["Intended-effect", "Cue"]))
+    return rest, event_tags
