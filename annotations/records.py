@@ -1,8 +1,9 @@
 """The record of a run: what the API, the JSONL and CSV exports, the CLI and the run page say about a session.
 
-The rules every reader shares live here once: which annotation is final and whether a reviewer corrected
-it, the review summary (counts, mean rating, agreement), usage, the dataset level, and the plain-data
-record itself. Readers format it (DRF fields, JSON lines, spreadsheet cells, HTML); none recomputes it.
+The rules every reader shares live here once: the review summary (counts, mean rating, agreement), usage,
+the dataset level, and the plain-data record itself (whether a reviewer corrected the annotation is
+:mod:`annotations.review.rules`'). Readers format it (DRF fields, JSON lines, spreadsheet cells, HTML); none
+recomputes it.
 """
 
 from __future__ import annotations
@@ -12,21 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotations.models import AnnotationSession, Verdict
-
-# --- final annotation -----------------------------------------------------------------------
-
-
-def corrected(final_annotation: str | None, machine_annotation: str | None) -> bool:
-    """Whether *final_annotation* is a reviewer's correction: there is one and it is not the machine's.
-
-    A correction is the final annotation; the evaluation (is_faithful, is_complete) judged the machine's.
-    """
-    return bool(final_annotation) and final_annotation != (machine_annotation or "")
-
-
-def is_corrected(session: AnnotationSession) -> bool:
-    return corrected(session.final_annotation, session.machine_annotation)
-
+from annotations.review.rules import corrected, is_corrected
 
 # --- review summary -------------------------------------------------------------------------
 

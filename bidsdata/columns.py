@@ -38,6 +38,16 @@ def humanize(name: str) -> str:
     return re.sub(r"[\s_\-]+", " ", text).strip().lower()
 
 
+EVENT_TYPE_NAME = re.compile(r"(^|_)(event|trial)(_?type)?$|^type$|^stim(ulus)?_?type$", re.IGNORECASE)
+"""Column names BIDS datasets give the column that carries the event's type (``event_type``, ``trial_type``,
+``type``, ``stim_type``): the one rule the sidecar's column order and the composer's event role use."""
+
+
+def names_event_type(name: str) -> bool:
+    """Whether a column's name says it carries the event's type (:data:`EVENT_TYPE_NAME`)."""
+    return EVENT_TYPE_NAME.search(name) is not None
+
+
 def made_up_description(column: str, value: str) -> str:
     """A level's description from the names alone: ``event_type``/``show_star`` -> "event type: show star"; a
     number stays as written (``respcat``/``-1`` -> "respcat: -1", not "respcat: 1")."""

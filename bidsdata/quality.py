@@ -34,7 +34,7 @@ from typing import Any
 
 from bidsdata import delays
 from bidsdata.schemas import load_schema
-from bidsdata.tsv import NA_VALUES, onset_value, rows
+from bidsdata.tsv import NA_VALUES, onset_groups, rows, same_onset
 
 logger = logging.getLogger(__name__)
 
@@ -147,19 +147,12 @@ def _checked(schema: Any, text: str, side: Any, name: str) -> tuple[dict[int, li
 
 
 def event_starts(onsets: list[str]) -> list[int]:
-    """For each row, the first row of the event hedtools merges it into: the rows of one onset are one event
-    (``hed.models.df_util.filter_series_by_onset``); a row without a numeric onset stands alone."""
-    starts: list[int] = []
-    first: dict[float, int] = {}
-    current: float | None = None
-    for index, text in enumerate(onsets):
-        onset = onset_value(text)
-        if onset is None:
-            starts.append(index)
-            continue
-        if current is None or abs(onset - current) > 1e-9:
-            current = onset
-        starts.append(first.setdefault(current, index))
+    """For each row, the first row of the event hedtools merges it into (:func:`bidsdata.tsv.onset_groups`);
+    a row without a numeric onset stands alone."""
+    starts = list(range(len(onsets)))
+    for group in onset_groups(onsets):
+        for index in group:
+            starts[index] = group[0]
     return starts
 
 
@@ -176,11 +169,6 @@ def _sources(sidecar: Mapping[str, Any], header: list[str], cells: list[str]) ->
     return found
 
 
-def _same_onset(a: str, b: str) -> bool:
-    first, second = onset_value(a), onset_value(b)
-    return first is not None and second is not None and abs(first - second) <= 1e-9
-
-
 def _head(text: str, limit: int) -> tuple[list[str], list[list[str]]]:
     """The header and the first *limit* rows, and the rows after them that share the last one's onset (hedtools
     makes them one event): enough to check those rows, however long the file."""
@@ -189,7 +177,7 @@ def _head(text: str, limit: int) -> tuple[list[str], list[list[str]]]:
     onset = header.index("onset") if "onset" in header else None
     cells: list[list[str]] = []
     for row in table:
-        if len(cells) >= limit and (onset is None or not _same_onset(row[onset], cells[-1][onset])):
+        if len(cells) >= limit and (onset is None or not same_onset(row[onset], cells[-1][onset])):
             break
         cells.append(row)
     return header, cells

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -177,14 +177,37 @@ def onset_value(cell: str | None) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def by_onset(rows_: list[dict[str, str]]) -> list[list[dict[str, str]]]:
-    """The rows hedtools merges into one event: those of one file with the same onset (by value, so ``1.0``
-    and ``1.000`` are one event); a row whose onset is no number stands alone. In file order."""
-    groups: dict[float | str, list[dict[str, str]]] = {}
-    for n, row in enumerate(rows_):
-        onset = onset_value(row.get("onset"))
-        groups.setdefault(f"row {n}" if onset is None else onset, []).append(row)
+ONSET_TOLERANCE = 1e-9
+"""Onsets closer than this are one instant, as hedtools' ``df_util.filter_series_by_onset`` compares them."""
+
+
+def same_onset(a: str | None, b: str | None) -> bool:
+    """Whether two onset cells name one instant (both numbers, :data:`ONSET_TOLERANCE` apart at most)."""
+    first, second = onset_value(a), onset_value(b)
+    return first is not None and second is not None and abs(first - second) <= ONSET_TOLERANCE
+
+
+def onset_groups(onsets: Sequence[str | None]) -> list[list[int]]:
+    """The row indices hedtools merges into one event, the one rule of "rows grouped by onset": rows of one
+    file whose onset is the current one (by value, so ``1.0`` and ``1.000`` are one event; within
+    :data:`ONSET_TOLERANCE`), as ``hed.models.df_util.filter_series_by_onset`` groups them; a row whose onset
+    is no number stands alone. Groups in the order of their first row, indices in file order."""
+    groups: dict[float | str, list[int]] = {}
+    current: float | None = None
+    for index, cell in enumerate(onsets):
+        onset = onset_value(cell)
+        if onset is None:
+            groups[f"row {index}"] = [index]
+            continue
+        if current is None or abs(onset - current) > ONSET_TOLERANCE:
+            current = onset
+        groups.setdefault(current, []).append(index)
     return list(groups.values())
+
+
+def by_onset(rows_: list[dict[str, str]]) -> list[list[dict[str, str]]]:
+    """The rows hedtools merges into one event (:func:`onset_groups`), each group in file order."""
+    return [[rows_[i] for i in group] for group in onset_groups([row.get("onset") for row in rows_])]
 
 
 def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) -> TableScan:

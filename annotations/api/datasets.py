@@ -8,7 +8,6 @@ serializers below; refused uploads and bad edits become 400s in :mod:`annotation
 from __future__ import annotations
 
 import logging
-import tempfile
 from typing import Any
 
 from django.http import FileResponse
@@ -27,8 +26,9 @@ from annotations.access import check_edit_project
 from annotations.api.dataset_status import ProgressSerializer, with_job
 from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets import services
+from annotations.datasets.downloads import ZIP_SUFFIX, zip_response
 from annotations.datasets.quality import task_quality
-from annotations.datasets.results import current_sidecar, write_zip
+from annotations.datasets.results import current_sidecar
 from annotations.datasets.selectors import (
     LevelState,
     current_status,
@@ -39,7 +39,6 @@ from annotations.datasets.selectors import (
     visible_projects,
 )
 from annotations.datasets.uploads import files_from_uploads
-from annotations.datasets.views import ZIP_SPOOL_BYTES, ZIP_SUFFIX
 from annotations.models import DatasetColumn, DatasetLevel, DatasetProject, DatasetTask, JobStatus
 
 logger = logging.getLogger(__name__)
@@ -398,8 +397,4 @@ class DatasetDownloadView(APIView):
                                "dataset: recordings and other files are never uploaded into the portal.")
     def get(self, request: Request, pk: Any) -> FileResponse:
         project = _project(request, pk)
-        spool = tempfile.SpooledTemporaryFile(max_size=ZIP_SPOOL_BYTES)  # noqa: SIM115 - FileResponse closes it
-        write_zip(project, spool)
-        spool.seek(0)
-        return FileResponse(spool, as_attachment=True, filename=f"dataset-{project.pk}{ZIP_SUFFIX}",
-                            content_type="application/zip")
+        return zip_response(project, f"dataset-{project.pk}{ZIP_SUFFIX}")

@@ -75,7 +75,7 @@ def api_docs(request: HttpRequest) -> HttpResponse:
 def limits() -> dict[str, Any]:
     """The limits the docs page states, read from the settings in force."""
     from agents.validation.agent import MAX_ISSUES, MAX_TAGS
-    from annotations.validation.views import MAX_HED_CHARS
+    from annotations.validation.forms import MAX_HED_CHARS
 
     return {"run_rate": settings.HEDIT_RUN_RATE, "validate_rate": settings.HEDIT_VALIDATE_RATE,
             "max_hed_chars": MAX_HED_CHARS, "max_tags": MAX_TAGS, "max_issues": MAX_ISSUES,

@@ -18,7 +18,8 @@ from annotations.models import (
     ValidationIssueRecord,
     Verdict,
 )
-from annotations.records import dataset_level_of, is_corrected, summary_of, usage_of
+from annotations.records import dataset_level_of, summary_of, usage_of
+from annotations.review.rules import is_corrected
 
 
 def _check_schema_version(value: str) -> str:

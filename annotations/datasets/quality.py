@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotations.datasets.questions import project_questions
+from annotations.datasets.questions import open_question_count
 from annotations.datasets.results import current_sidecar, stored_quality
 from annotations.datasets.selectors import LevelState, TaskVerdict, level_states, status_counts, task_verdict
 from annotations.datasets.sidecars import TaskSidecar
@@ -111,5 +111,5 @@ def task_quality(project: DatasetProject, task: DatasetTask, *, states: list[Lev
     found = stored_quality(result)
     figures, preview = found if found is not None else (None, [])
     lines = _lines(task, result.states, preview)
-    questions = [q for q in project_questions(project, states=result.states, tasks=[task]) if q.task.pk == task.pk]
-    return TaskQuality(task=task, result=result, quality=figures, preview=lines, open_questions=len(questions))
+    return TaskQuality(task=task, result=result, quality=figures, preview=lines,
+                       open_questions=open_question_count(project, task, result.states))

@@ -68,7 +68,7 @@ def answer_everywhere(project: DatasetProject, *, user: Any, answer: Any, level:
     if (level is None) == (column is None):
         raise services.DatasetRequestError("level_id", "give the level (or, for a column's question, the column) "
                                            "answered")
-    text = services._clean_text(answer, "answer")
+    text = services.clean_text(answer, "answer")
     if column is not None:
         columns = same_columns(project, column)
         with transaction.atomic():
@@ -93,7 +93,7 @@ def _describe_and_run(project: DatasetProject, user: Any,
         return []
     with transaction.atomic():
         locked = DatasetProject.objects.select_for_update().get(pk=project.pk)
-        check_level_quota(services._quota_user(user, project), len(described))
+        check_level_quota(services.quota_user(user, project), len(described))
         for level, text in described:
             services.set_level_description(level, text)
         sessions = services.create_level_sessions(project, [level for level, _ in described], user=user)
@@ -145,10 +145,10 @@ def answer_table(project: DatasetProject, *, user: Any, text: str) -> TableAnswe
             raise services.DatasetRequestError("table", f"column {answer.column!r} has no level {answer.level!r}")
         for found_level in levels:
             found_level.column = next(c for c in named if c.pk == found_level.column_id)
-            described[found_level.pk] = (found_level, services._clean_text(answer.description, "table"))
+            described[found_level.pk] = (found_level, services.clean_text(answer.description, "table"))
     with transaction.atomic():
         for found, description in column_texts:
-            services.set_column_description(found, services._clean_text(description, "table"))
+            services.set_column_description(found, services.clean_text(description, "table"))
         sessions = _describe_and_run(project, user, list(described.values()))
         tasks = {found.task_id for found, _ in column_texts}
         if tasks:

@@ -112,6 +112,12 @@ def project_questions(project: DatasetProject, *, states: list[LevelState] | Non
     return found
 
 
+def open_question_count(project: DatasetProject, task: DatasetTask, states: list[LevelState]) -> int:
+    """How many questions *task* asks the lab: its columns' and its levels' (:func:`project_questions`), the one
+    count the task card, the API and the command line's report give. *states* are the task's level states."""
+    return sum(1 for q in project_questions(project, states=states, tasks=[task]) if q.task.pk == task.pk)
+
+
 def _left_out(tasks: list[DatasetTask]) -> dict[int, list[Any]]:
     """Per task, the levels and templates its newest stored sidecar left out whole (no HED of their own, not
     merely given by another column): one query for every task."""

@@ -1,10 +1,11 @@
 """Read-side of dataset projects: who sees which project, and each level's status and annotation.
 
-A level's annotation is its latest accepted review or correction, else its latest valid run, else the
-uploaded sidecar's HED when it validates. A level whose meaning the lab never gave (an open question,
-:mod:`bidsdata.questions`) shows ``needs_description`` whatever its runs say, unless a run of it is queued
-or running; ``outcome`` keeps what its runs say. Status and annotation are computed from the stored runs and
-reviews in a handful of queries per project (nothing derived is stored, so nothing can go stale).
+A level's annotation is its latest accepted run (accepted as :mod:`annotations.review.rules` says), else its
+latest valid run, else the uploaded sidecar's HED when it validates. A level whose meaning the lab never gave
+(an open question, :mod:`bidsdata.questions`) shows ``needs_description`` whatever its runs say, unless a run
+of it is queued or running; ``outcome`` keeps what its runs say. Status and annotation are computed from the
+stored runs and reviews in a handful of queries per project (nothing derived is stored, so nothing can go
+stale).
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from annotations.models import (
     DatasetProject,
     DatasetTask,
     Review,
-    Revision,
     SessionStatus,
     Verdict,
 )
+from annotations.review.rules import accepted, corrected, standing_corrections
 from bidsdata.archive import DatasetFiles
-from bidsdata.inventory import humanize
+from bidsdata.columns import made_up_description
 from bidsdata.questions import level_needs_answer
 
 LevelStatus = Literal["pending", "running", "valid", "invalid", "reviewed", "needs_description"]
@@ -109,12 +110,20 @@ def _runs_by_level(scope: dict[str, Any]) -> dict[int, list[_Run]]:
         by_level.setdefault(level_id, []).append(run)
     if not runs:
         return by_level
-    # Accepting reviews and valid corrections date the run's acceptance; the latest one wins the level.
+    # A run is accepted as review.rules says (more accepting reviews than rejecting ones, or a standing
+    # correction); its accepting reviews and corrections date the acceptance; the latest one wins the level.
     of_runs = {f"session__{key}": value for key, value in scope.items()}
-    accepted = Review.objects.filter(verdict=Verdict.ACCEPT, **of_runs).values_list("session_id", "updated_at")
-    corrected = Revision.objects.filter(is_valid=True, is_draft=False, **of_runs).values_list("session_id",
-                                                                                               "created_at")
-    for sid, when in [*accepted, *corrected]:
+    verdicts: dict[Any, Counter[str]] = {}
+    accepting: list[tuple[Any, Any]] = []
+    for sid, verdict, when in (Review.objects.filter(verdict__in=(Verdict.ACCEPT, Verdict.REJECT), **of_runs)
+                               .values_list("session_id", "verdict", "updated_at")):
+        verdicts.setdefault(sid, Counter())[verdict] += 1
+        if verdict == Verdict.ACCEPT:
+            accepting.append((sid, when))
+    standing = [(sid, when) for sid, when in accepting
+                if accepted(verdicts[sid][Verdict.ACCEPT], verdicts[sid][Verdict.REJECT])]
+    corrected = standing_corrections(**of_runs).values_list("session_id", "created_at")
+    for sid, when in [*standing, *corrected]:
         run = runs.get(sid)
         if run is not None and (run.accepted_at is None or when > run.accepted_at):
             run.accepted_at = when
@@ -130,7 +139,7 @@ def _state_of(level: DatasetLevel, runs: list[_Run], *, open_question: bool = Fa
     if accepted:
         best = max(accepted, key=lambda r: r.accepted_at)
         state.status, state.annotation, state.session_id = "reviewed", best.final, best.id
-        state.source = "correction" if best.final != best.machine else "review"
+        state.source = "correction" if corrected(best.final, best.machine) else "review"
     elif valid:
         best = valid[-1]
         state.status, state.annotation, state.session_id, state.source = "valid", best.final, best.id, "run"
@@ -310,8 +319,9 @@ def next_to_review(states: list[LevelState]) -> LevelState | None:
 
 
 def level_text(level: DatasetLevel) -> str:
-    """What the annotator reads for a level: its description, with the column for context when it is short."""
-    description = level.description.strip() or f"{humanize(level.column.name)}: {humanize(level.value)}"
+    """What the annotator reads for a level: its description, else the one made up from the names
+    (:func:`bidsdata.columns.made_up_description`: a code stays as written, ``-1`` is not ``1``)."""
+    description = level.description.strip() or made_up_description(level.column.name, level.value)
     return description[:4000]
 
 

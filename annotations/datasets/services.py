@@ -197,7 +197,9 @@ def set_column_kind(column: DatasetColumn, kind: Any) -> DatasetColumn:
     return column
 
 
-def _clean_text(value: Any, field: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:
+def clean_text(value: Any, field: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:
+    """*value* as one line of text for *field* (a description, an answer, a template), or a
+    :class:`DatasetRequestError` naming *field*: every text a lab writes into a project passes here."""
     if not isinstance(value, str):
         raise DatasetRequestError(field, f"{field} must be text")
     text = " ".join(value.split())
@@ -212,7 +214,7 @@ def _clean_text(value: Any, field: str, limit: int = MAX_DESCRIPTION_CHARS) -> s
 
 def set_level_description(level: DatasetLevel, description: Any) -> DatasetLevel:
     """A human description replaces the one made up from the column and level names."""
-    level.description = _clean_text(description, "description")
+    level.description = clean_text(description, "description")
     level.needs_description = False
     level.save(update_fields=["description", "needs_description"])
     return level
@@ -220,7 +222,7 @@ def set_level_description(level: DatasetLevel, description: Any) -> DatasetLevel
 
 def set_column_description(column: DatasetColumn, description: Any) -> DatasetColumn:
     """A human description of what a column records (the sidecar's ``Description``)."""
-    column.description = _clean_text(description, "description")
+    column.description = clean_text(description, "description")
     column.needs_description = False
     column.save(update_fields=["description", "needs_description"])
     return column
@@ -228,7 +230,7 @@ def set_column_description(column: DatasetColumn, description: Any) -> DatasetCo
 
 def set_column_template(column: DatasetColumn, template: Any) -> DatasetColumn:
     """A value column's ``#`` template, stored only when it validates with placeholders allowed."""
-    text = _clean_text(template, "template")
+    text = clean_text(template, "template")
     if column.kind != ColumnKind.VALUE:
         raise DatasetRequestError("template", f"column {column.name} is not a value column")
     if text.count("#") != 1:
@@ -261,7 +263,7 @@ def create_level_sessions(project: DatasetProject, levels: list[DatasetLevel], *
         for level in levels])
 
 
-def _quota_user(user: Any, project: DatasetProject) -> Any:
+def quota_user(user: Any, project: DatasetProject) -> Any:
     """Whose ``HEDIT_DATASET_RATE`` a request uses: the runs' owner's (the window counts her rows); the
     command line (no user) is not counted."""
     return level_run_owner(user, project) if signed_in(user) else None
@@ -282,7 +284,7 @@ def start_annotation(project: DatasetProject, *, user: Any, concurrency: int | N
         if locked.status == JobStatus.ANNOTATING:
             raise DatasetRequestError("status", "this dataset is already being annotated", status=409)
         todo = levels_to_annotate(project) if levels is None else levels
-        check_level_quota(_quota_user(user, project), len(todo))
+        check_level_quota(quota_user(user, project), len(todo))
         sessions = create_level_sessions(project, todo, user=user)
         # Nothing to run: done once the sidecars are stored, so a job still ends it (validating, then done).
         project.status = JobStatus.ANNOTATING if sessions else (JobStatus.VALIDATING if enqueue else JobStatus.DONE)
@@ -307,7 +309,7 @@ def queue_level_run(project: DatasetProject, level: DatasetLevel, *, user: Any,
     check_edit_project(user, project)
     with transaction.atomic():
         locked = DatasetProject.objects.select_for_update().get(pk=project.pk)
-        check_level_quota(_quota_user(user, project), 1)
+        check_level_quota(quota_user(user, project), 1)
         [session] = create_level_sessions(project, [level], user=user)
         if locked.status != JobStatus.ANNOTATING or locked.error:
             DatasetProject.objects.filter(pk=project.pk).update(status=JobStatus.ANNOTATING, error="")
@@ -333,7 +335,7 @@ def answer_question(project: DatasetProject, *, user: Any, answer: Any, level: D
     check_edit_project(user, project)
     if (level is None) == (column is None):
         raise DatasetRequestError("level_id", "give the level (or, for a column's question, the column) answered")
-    text = _clean_text(answer, "answer")
+    text = clean_text(answer, "answer")
     if level is None:
         with transaction.atomic():
             set_column_description(column, text)

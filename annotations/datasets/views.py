@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
-import tempfile
 from typing import Any
 
 from django.contrib import messages
@@ -18,11 +16,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotations.access import EDIT_PROJECT_REFUSED, can_edit_project
 from annotations.datasets import services
+from annotations.datasets.downloads import zip_download_name, zip_response
 from annotations.datasets.forms import ColumnKindForm, DatasetUploadForm, LevelDescriptionForm, TemplateForm
 from annotations.datasets.fragments import LEVEL_FILTERS, page_context, task_levels_context
 from annotations.datasets.level_views import level_page_context
 from annotations.datasets.levels import next_needing_work
-from annotations.datasets.results import current_sidecar, refresh_sidecar, write_zip
+from annotations.datasets.results import current_sidecar, refresh_sidecar
 from annotations.datasets.selectors import (
     level_states,
     next_to_review,
@@ -36,23 +35,6 @@ from annotations.errors import as_message, on_form, sentence
 from annotations.models import DatasetColumn, DatasetLevel, DatasetProject
 
 logger = logging.getLogger(__name__)
-
-ZIP_SPOOL_BYTES = 8 * 2**20  # a dataset zip larger than this is written to a temporary file, not memory
-ZIP_SUFFIX = "_events_and_sidecars.zip"
-"""The download's name says what it holds: the events files and sidecars an upload keeps, not the whole dataset
-(recordings are never uploaded; storing them would cost gigabytes per project for files HED never reads)."""
-
-# An upload's file name is a project's default name: its extension is no part of the dataset's name.
-UPLOAD_EXTENSIONS = re.compile(r"(\.(zip|tar|tgz|gz|bz2|xz|tsv|json))+$", re.IGNORECASE)
-
-
-def zip_download_name(project_name: str) -> str:
-    """``ds116.zip`` -> ``ds116_events_and_sidecars.zip``: the project's name without an upload's extension, in
-    characters every file system takes."""
-    stem = UPLOAD_EXTENSIONS.sub("", project_name.strip())
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)[:80].strip("._") or "dataset"
-    return f"{name}{ZIP_SUFFIX}"
-
 
 def _project(request: HttpRequest, pk: Any) -> DatasetProject:
     return project_for(request.user, pk)
@@ -246,8 +228,4 @@ def dataset_download(request: HttpRequest, pk: Any) -> FileResponse:
     project = _project(request, pk)
     if not project.tasks.exists():
         raise Http404("This dataset has no tasks.")
-    spool = tempfile.SpooledTemporaryFile(max_size=ZIP_SPOOL_BYTES)  # noqa: SIM115 - FileResponse closes it
-    write_zip(project, spool)
-    spool.seek(0)
-    return FileResponse(spool, as_attachment=True, filename=zip_download_name(project.name),
-                        content_type="application/zip")
+    return zip_response(project, zip_download_name(project.name))

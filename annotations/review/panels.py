@@ -8,10 +8,11 @@ from django.http import HttpRequest
 
 from annotations import access
 from annotations.models import AnnotationSession
-from annotations.records import is_corrected, summary_of
+from annotations.records import summary_of
 from annotations.review import services as reviews
 from annotations.review.forms import CorrectionForm, DatasetLevelForm, ReviewForm
 from annotations.review.queue import QUEUE_ORDERS, clean_order, queue_neighbours, queue_url
+from annotations.review.rules import is_corrected
 from annotations.selectors import visible_sessions
 
 PANEL_TEMPLATE = "annotations/review/partials/panel.html"

@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion
 from annotations import access
@@ -42,7 +43,7 @@ def _panel(request: HttpRequest, session: AnnotationSession, *, status: int = 20
     response = render(request, PANEL_TEMPLATE, panel_context(request, session, **forms), status=status)
     if trigger:
         # Lets other parts of the session page refresh themselves after a change.
-        response["HX-Trigger"] = trigger
+        trigger_client_event(response, trigger)
     return response
 
 
@@ -70,9 +71,7 @@ def review_panel(request: HttpRequest, pk: Any) -> HttpResponse:
 def _go(request: HttpRequest, url: str) -> HttpResponse:
     """Navigate to *url*: a full page load for htmx (HX-Redirect), a redirect for a plain post."""
     if request.htmx:
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = url
-        return response
+        return HttpResponseClientRedirect(url, status=204)
     return redirect(url)
 
 

@@ -1,10 +1,10 @@
 """The portal's memory: reviewed annotations offered to later runs of similar descriptions.
 
-A session is remembered once a reviewer stood by its final annotation: more accepting reviews than
-rejecting ones, or a saved (non-draft) correction that validates.  Drafts, rejected runs and
-annotations that do not validate are never remembered.  Memory is shared by the whole portal (only
-reviewers accept or correct, so every example is reviewer-approved), but whose description a run's
-page may show is decided per viewer (:func:`examples_for_page`).
+A session is remembered once reviewers stood by its final annotation (accepted, as
+:mod:`annotations.review.rules` says: more accepting reviews than rejecting ones, or a saved, non-draft
+correction that validates).  Drafts, rejected runs and annotations that do not validate are never
+remembered.  Memory is shared by the whole portal (only reviewers accept or correct, so every example is
+reviewer-approved), but whose description a run's page may show is decided per viewer (:func:`examples_for_page`).
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from agents.memory import most_similar
 from agents.state import MemoryExample
 from annotations.access import check_edit_project
-from annotations.models import AnnotationSession, DatasetProject, Revision
+from annotations.models import AnnotationSession, DatasetProject
+from annotations.review.rules import accepted_by_reviews, standing_corrections
 from annotations.selectors import visible_sessions
 
 logger = logging.getLogger(__name__)
@@ -31,10 +32,10 @@ EXAMPLES_PER_RUN = 3
 
 def remembered_sessions(schema_version: str | None = None) -> QuerySet[AnnotationSession]:
     """Sessions whose final annotation reviewers stood by, newest first."""
-    corrected = Revision.objects.filter(session=OuterRef("pk"), is_draft=False, is_valid=True)
+    corrected = standing_corrections(session=OuterRef("pk"))
     qs = (AnnotationSession.objects.filter(is_valid=True)
           .exclude(final_annotation="").exclude(description="")
-          .filter(Q(accept_count__gt=F("reject_count")) | Q(Exists(corrected))))
+          .filter(accepted_by_reviews() | Exists(corrected)))
     if schema_version is not None:
         qs = qs.filter(schema_version=schema_version)
     return qs.order_by("-created_at")

@@ -7,9 +7,10 @@ from typing import Any
 from django import template
 
 from annotations.access import can_review as allowed
-from annotations.records import is_corrected, summary_of
+from annotations.records import summary_of
 from annotations.review.diff import tag_diff
 from annotations.review.panels import panel_context
+from annotations.review.rules import is_corrected
 from annotations.review.services import corrected_by
 
 register = template.Library()

@@ -8,6 +8,9 @@ from django import forms
 
 from annotations.runs.forms import default_schema, schema_choices
 
+MAX_HED_CHARS = 20_000
+"""The longest HED string the validator page and its fragment endpoint check (the API docs say it too)."""
+
 
 class ValidateForm(forms.Form):
     hed = forms.CharField(label="HED string", required=False, strip=True,

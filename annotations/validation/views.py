@@ -11,10 +11,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from agents.validation import validate_hed
 from annotations.limits import validation_wait
-from annotations.validation.forms import ValidateForm
+from annotations.validation.forms import MAX_HED_CHARS, ValidateForm
 
 RESULT_TEMPLATE = "annotations/validation/partials/result.html"
-MAX_HED_CHARS = 20_000
 
 
 def check(data: Any, user: Any = None) -> tuple[dict[str, Any], int]:

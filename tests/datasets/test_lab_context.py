@@ -18,8 +18,8 @@ from channels.testing import WebsocketCommunicator
 from django.core.management import call_command
 
 from annotations.datasets import services
+from annotations.datasets.downloads import zip_download_name
 from annotations.datasets.fragments import level_fragment
-from annotations.datasets.views import zip_download_name
 from annotations.models import AnnotationSession, DatasetLevel, SessionStatus
 from annotations.routing import websocket_urlpatterns
 from annotations.runs.broadcasts import broadcast

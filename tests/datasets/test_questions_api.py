@@ -146,7 +146,8 @@ def test_the_command_writes_the_questions_and_reads_the_answers_back(tmp_path, c
     folder, questions = _folder(tmp_path), tmp_path / "questions.tsv"
     _annotate(str(folder), "--out", str(tmp_path / "out"), "--questions", str(questions), "--json")
     report = json.loads(capsys.readouterr().out)
-    assert report["tasks"][0]["open_questions"] == 4  # levels; the column's own question is the fifth row
+    # Every row of the table: four levels' questions and the column's own, as the page and the API count them.
+    assert report["tasks"][0]["open_questions"] == len(QUESTIONS) == 5
     rows = _rows(questions)
     assert [(r["column"], r["level"], r["description"], r["question"]) for r in rows] == [
         (c, lv or "", "", text) for c, lv, text in QUESTIONS]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 from django.urls import reverse
@@ -51,7 +52,7 @@ def test_reviewer_rates_without_reload(client, user, reviewer):
     assert html.lstrip().startswith("<section id=\"review-panel\"")  # a fragment, not a page
     assert "<html" not in html
     assert "4.0 / 5" in html and "missing colour" in html
-    assert response["HX-Trigger"] == "review-changed"
+    assert json.loads(response["HX-Trigger"]) == {"review-changed": {}}  # django-htmx's trigger_client_event form
     stored = AnnotationSession.objects.get(pk=session.pk)
     assert (stored.review_count, stored.needs_fix_count, stored.mean_rating) == (1, 1, 4.0)
 

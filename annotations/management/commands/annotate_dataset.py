@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Sum
 
 from annotations.datasets.jobs import run_dataset_job
-from annotations.datasets.questions import project_questions, shared_questions
+from annotations.datasets.questions import open_question_count, project_questions, shared_questions
 from annotations.datasets.results import refresh_project, stored_quality
 from annotations.datasets.selectors import project_files
 from annotations.datasets.services import DatasetRequestError, apply_descriptions, import_dataset, start_annotation
@@ -168,7 +168,7 @@ class Command(BaseCommand):
             tasks.append({"task": result.task.name, "sidecar": str(target), "valid": result.is_valid,
                           "levels_total": len(result.states),
                           "levels_valid": sum(1 for s in result.states if s.outcome in ("valid", "reviewed")),
-                          "open_questions": sum(1 for s in result.states if s.open_question),
+                          "open_questions": open_question_count(project, result.task, result.states),
                           "quality": _figures(result), "issues": issues})
         # A sidecar below the root that redefines a column would hide the HED written at the root there (BIDS
         # inheritance): it is written too, with that column's HED, at its own path under --out.

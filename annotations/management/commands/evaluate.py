@@ -21,7 +21,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from agents.schema import DEFAULT_SCHEMA_VERSION
+from agents.schema import DEFAULT_SCHEMA_VERSION, get_schema
 from agents.workflow import InvalidInput, run_workflow
 from annotations.llm.client import chat_model_for
 from annotations.runs.services import RequestError, build_options
@@ -95,10 +95,9 @@ class Scorer:
     """Short base tags of HED strings, and their validity, as the referee computes them."""
 
     def __init__(self, version: str) -> None:
-        from hed.schema import load_schema_version
         from hed.validator import HedValidator
 
-        self.schema = load_schema_version(version)
+        self.schema = get_schema(version)  # the process's one parsed copy (agents.schema), shared with the runs
         self.validator = HedValidator(self.schema)
 
     def tags(self, text: str) -> set[str]:
