@@ -251,26 +251,46 @@ def single_event_type(annotations: Mapping[str, Mapping[str, str] | str], events
     order += [c for c in annotations if c not in order]
     hed_of = {(c, lv): h for c in order if isinstance(annotations[c], Mapping)
               for lv, h in annotations[c].items()}
-    templates = {c: t for c, t in annotations.items() if isinstance(t, str)}
     if not hed_of:
         return dict(annotations), []
+    typing = _Typing.of(order, hed_of, {c: t for c, t in annotations.items() if isinstance(t, str)},
+                        schema_version)
+    stripped = _covered_everywhere(events, order, typing)
+    if not stripped:
+        return dict(annotations), []
+    return _without_own_types(annotations, hed_of, stripped, schema_version)
 
-    def typed(hed: str) -> bool:
-        return bool(_event_type_tags(hed, schema_version)[1])
 
-    has_type = {key: typed(h) for key, h in hed_of.items()}
-    template_typed = {c for c, t in templates.items() if typed(t)}
-    share: dict[str, float] = {}
-    for c in order:
-        if c in templates:
-            share[c] = 1.0 if c in template_typed else 0.0
-        else:
-            keys = [k for k in hed_of if k[0] == c]
-            share[c] = sum(has_type[k] for k in keys) / len(keys) if keys else 0.0
-    rank = {c: (-share[c], i) for i, c in enumerate(order)}
+@dataclass(frozen=True)
+class _Typing:
+    """Which levels and templates carry an event type, and each column's rank as the giver of an event's type."""
 
-    covered: dict[tuple[str, str], bool] = {}  # level -> covered on every event where it appears so far
-    for rows in _events(events):
+    hed_of: Mapping[tuple[str, str], str]
+    templates: Mapping[str, str]
+    has_type: Mapping[tuple[str, str], bool]
+    template_typed: frozenset[str]
+    rank: Mapping[str, tuple[float, int]]
+
+    @classmethod
+    def of(cls, order: list[str], hed_of: Mapping[tuple[str, str], str], templates: Mapping[str, str],
+           schema_version: str | list[str] | None) -> _Typing:
+        def typed(hed: str) -> bool:
+            return bool(_event_type_tags(hed, schema_version)[1])
+
+        has_type = {key: typed(h) for key, h in hed_of.items()}
+        template_typed = frozenset(c for c, t in templates.items() if typed(t))
+        share: dict[str, float] = {}
+        for c in order:
+            if c in templates:
+                share[c] = 1.0 if c in template_typed else 0.0
+            else:
+                keys = [k for k in hed_of if k[0] == c]
+                share[c] = sum(has_type[k] for k in keys) / len(keys) if keys else 0.0
+        rank = {c: (-share[c], i) for i, c in enumerate(order)}
+        return cls(hed_of, templates, has_type, template_typed, rank)
+
+    def typed_on(self, rows: list[dict[str, str]], order: list[str]) -> tuple[set[tuple[str, str]], set[str]]:
+        """The typed levels present on one event, and the columns that give it an event type."""
         present: set[tuple[str, str]] = set()
         givers: set[str] = set()
         for row in rows:
@@ -278,20 +298,32 @@ def single_event_type(annotations: Mapping[str, Mapping[str, str] | str], events
                 value = row.get(c)
                 if tsv.is_na(value):
                     continue
-                if c in templates:
-                    if c in template_typed:
+                if c in self.templates:
+                    if c in self.template_typed:
                         givers.add(c)
-                elif (c, value) in hed_of and has_type[(c, value)]:
+                elif (c, value) in self.hed_of and self.has_type[(c, value)]:
                     present.add((c, value))
                     givers.add(c)
+        return present, givers
+
+
+def _covered_everywhere(events: Mapping[str, str], order: list[str], typing: _Typing) -> set[tuple[str, str]]:
+    """The typed levels whose every event gets its type from another column."""
+    covered: dict[tuple[str, str], bool] = {}  # level -> covered on every event where it appears so far
+    for rows in _events(events):
+        present, givers = typing.typed_on(rows, order)
         if not present:
             continue
-        giver = min(givers, key=rank.__getitem__)
+        giver = min(givers, key=typing.rank.__getitem__)
         for key in present:
             covered[key] = covered.get(key, True) and key[0] != giver
-    stripped = {key for key, ok in covered.items() if ok}
-    if not stripped:
-        return dict(annotations), []
+    return {key for key, ok in covered.items() if ok}
+
+
+def _without_own_types(annotations: Mapping[str, Mapping[str, str] | str], hed_of: Mapping[tuple[str, str], str],
+                       stripped: set[tuple[str, str]], schema_version: str | list[str] | None,
+                       ) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
+    """*annotations* with the *stripped* levels' event-type tags left out, each with a note."""
     adjusted: dict[str, Mapping[str, str] | str] = {c: (dict(v) if isinstance(v, Mapping) else v)
                                                     for c, v in annotations.items()}
     notes = []
@@ -310,4 +342,3 @@ def single_event_type(annotations: Mapping[str, Mapping[str, str] | str], events
             reason="its events already get their event type from another column; an event has one type"
                    + ("" if kept.strip() else ", and it said nothing else: describe what sets it apart")))
     return adjusted, notes
-

@@ -12,29 +12,25 @@ import copy
 import io
 import json
 import logging
-import re
 import zipfile
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import IO, Any
 
-from hed.errors import ErrorContext, ErrorSeverity
+from hed.errors import ErrorContext
 from hed.models import Sidecar
 from hed.tools.analysis.annotation_util import hed_to_df
 
-from bidsdata import cells, delays, tsv
+from bidsdata import cells, delays
 from bidsdata.archive import EVENTS_JSON_SUFFIX, DatasetFiles, check_member_name, is_symlink
 from bidsdata.inheritance import lower_sidecars
-from bidsdata.inventory import TaskInventory, entities
+from bidsdata.inventory import ColumnInventory, TaskInventory, entities
+from bidsdata.issues import SIDECAR, SidecarIssue, severity, text_or_none
 from bidsdata.schemas import load_schema
-
-if TYPE_CHECKING:
-    from bidsdata.validation import ResultCache
+from bidsdata.validation import ResultCache, validate_events
 
 logger = logging.getLogger(__name__)
 
-SIDECAR = "sidecar"
-"""The ``source`` of an issue found in the sidecar itself rather than in an events file."""
 Annotations = Mapping[str, Mapping[str, str] | str]
 """Chosen HED: column -> (level -> HED) for categorical columns, column -> ``#`` template for value columns."""
 
@@ -55,31 +51,6 @@ class SidecarBuild:
     missing: list[MissingAnnotation] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class SidecarIssue:
-    """One hedtools issue, mapped back to where it comes from.
-
-    ``source`` is :data:`SIDECAR` or an events file's path; ``column``/``level`` name the sidecar entry
-    (for an events file: the column and that row's value), ``row`` the file line (header is line 1).
-    An issue hedtools reports for a whole assembled row (e.g. a tag repeated by two columns) has no
-    column; ``related`` then lists the row's (column, level) pairs whose HED holds the offending tag
-    (level ``None`` for a value column).
-    """
-
-    source: str
-    code: str
-    message: str
-    severity: str = "error"
-    column: str | None = None
-    level: str | None = None
-    row: int | None = None
-    hed: str | None = None
-    related: tuple[tuple[str, str | None], ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
 def build_sidecar(task: TaskInventory, annotations: Annotations, *, keep_existing_hed: bool = True) -> SidecarBuild:
     """The ``events.json`` dict for *task* with *annotations* applied.
 
@@ -94,7 +65,25 @@ def build_sidecar(task: TaskInventory, annotations: Annotations, *, keep_existin
         ValueError: *annotations* names a column the task does not have, or gives a categorical column
             a string or a value column a dict.
     """
+    _check_annotations(task, annotations)
     sidecar = copy.deepcopy(task.original_sidecar)
+    missing: list[MissingAnnotation] = []
+    for column in task.columns:
+        if column.kind == "skip":
+            continue
+        entry = _described_entry(sidecar, column)
+        given = annotations.get(column.name)
+        if column.kind == "value":
+            missing += _value_hed(entry, column, given, keep_existing_hed)
+        else:
+            missing += _levels_hed(entry, column, given, keep_existing_hed)
+    if missing:
+        logger.info("sidecar %s lacks HED for %d level(s)/column(s)", task.sidecar_name, len(missing))
+    return SidecarBuild(sidecar=sidecar, missing=missing)
+
+
+def _check_annotations(task: TaskInventory, annotations: Annotations) -> None:
+    """Refuse annotations for a column the task lacks, or of the wrong shape for its kind."""
     known = {c.name: c for c in task.columns}
     for name, given in annotations.items():
         column = known.get(name)
@@ -103,66 +92,58 @@ def build_sidecar(task: TaskInventory, annotations: Annotations, *, keep_existin
         if (column.kind == "categorical") != isinstance(given, Mapping):
             raise ValueError(f"column {name!r} is {column.kind}: give it "
                              f"{'a mapping level -> HED' if column.kind == 'categorical' else 'one # template'}")
+
+
+def _described_entry(sidecar: dict[str, Any], column: ColumnInventory) -> dict[str, Any]:
+    """*column*'s sidecar entry with the stored ``Description`` (the user may have edited it) and ``Units``."""
+    entry = sidecar.setdefault(column.name, {})
+    if column.description or "Description" not in entry:
+        entry["Description"] = column.description
+    if column.units and "Units" not in entry:
+        entry["Units"] = column.units
+    return entry
+
+
+def _value_hed(entry: dict[str, Any], column: ColumnInventory, given: object,
+               keep_existing_hed: bool) -> list[MissingAnnotation]:
+    """A value column's ``#`` template: the given one, else (kept) the uploaded one; none is missing."""
+    template = given if isinstance(given, str) and given.strip() else None
+    if template is None and keep_existing_hed and isinstance(entry.get("HED"), str):
+        template = entry["HED"]
+    if template:
+        entry["HED"] = template
+        return []
+    entry.pop("HED", None)
+    return [MissingAnnotation(column.name, None)]
+
+
+def _levels_hed(entry: dict[str, Any], column: ColumnInventory, given: object,
+                keep_existing_hed: bool) -> list[MissingAnnotation]:
+    """A categorical column's ``Levels`` (every level, none dropped) and ``HED``; levels without HED missing."""
+    chosen: Mapping[str, str] = given if isinstance(given, Mapping) else {}
+    old_hed = entry.get("HED") if keep_existing_hed and isinstance(entry.get("HED"), dict) else {}
+    # Levels in another shape (a list of names, BIDS allows no such thing but labs write it) become the object.
+    levels = dict(entry["Levels"]) if isinstance(entry.get("Levels"), dict) else {}
+    hed: dict[str, str] = {}
     missing: list[MissingAnnotation] = []
-    for column in task.columns:
-        if column.kind == "skip":
-            continue
-        entry = sidecar.setdefault(column.name, {})
-        if column.description or "Description" not in entry:
-            entry["Description"] = column.description  # the stored text: the user may have edited it
-        if column.units and "Units" not in entry:
-            entry["Units"] = column.units
-        given = annotations.get(column.name)
-        if column.kind == "value":
-            template = given if isinstance(given, str) and given.strip() else None
-            if template is None and keep_existing_hed and isinstance(entry.get("HED"), str):
-                template = entry["HED"]
-            if template:
-                entry["HED"] = template
-            else:
-                entry.pop("HED", None)
-                missing.append(MissingAnnotation(column.name, None))
-            continue
-        chosen: Mapping[str, str] = given if isinstance(given, Mapping) else {}
-        old_hed = entry.get("HED") if keep_existing_hed and isinstance(entry.get("HED"), dict) else {}
-        # Levels in another shape (a list of names, BIDS allows no such thing but labs write it) become the object.
-        levels = dict(entry["Levels"]) if isinstance(entry.get("Levels"), dict) else {}
-        hed: dict[str, str] = {}
-        for level in column.levels:
-            # The stored description wins over the uploaded Levels text: it is that text unless the user edited it.
-            levels[level.value] = level.description or levels.get(level.value) or level.value
-            text = (chosen.get(level.value) or "").strip() or str(old_hed.get(level.value) or "").strip()
-            if text:
-                hed[level.value] = text
-            else:
-                missing.append(MissingAnnotation(column.name, level.value))
-        for value, text in chosen.items():  # HED for a level the data never showed: keep it, and list it
-            if value not in hed and text.strip():
-                hed[value] = text.strip()
-                levels.setdefault(value, value)
-        entry["Levels"] = levels
-        if hed:
-            entry["HED"] = hed
+    for level in column.levels:
+        # The stored description wins over the uploaded Levels text: it is that text unless the user edited it.
+        levels[level.value] = level.description or levels.get(level.value) or level.value
+        text = (chosen.get(level.value) or "").strip() or str(old_hed.get(level.value) or "").strip()
+        if text:
+            hed[level.value] = text
         else:
-            entry.pop("HED", None)
-    if missing:
-        logger.info("sidecar %s lacks HED for %d level(s)/column(s)", task.sidecar_name, len(missing))
-    return SidecarBuild(sidecar=sidecar, missing=missing)
-
-
-def _severity(issue: dict[str, Any]) -> str:
-    return "error" if issue.get("severity", ErrorSeverity.ERROR) == ErrorSeverity.ERROR else "warning"
-
-
-def _cell(rows: list[list[str]], header: list[str], row: int | None, column: str | None) -> str | None:
-    if row is None or column not in header:
-        return None
-    index = row - 2  # hedtools counts file lines, the header being line 1
-    return rows[index][header.index(column)] if 0 <= index < len(rows) else None
-
-
-def _tsv(text: str) -> tuple[list[str], list[list[str]]]:
-    return tsv.table(text)  # the one events reader: rows and cells as hedtools numbers them
+            missing.append(MissingAnnotation(column.name, level.value))
+    for value, text in chosen.items():  # HED for a level the data never showed: keep it, and list it
+        if value not in hed and text.strip():
+            hed[value] = text.strip()
+            levels.setdefault(value, value)
+    entry["Levels"] = levels
+    if hed:
+        entry["HED"] = hed
+    else:
+        entry.pop("HED", None)
+    return missing
 
 
 def validate_sidecar(
@@ -183,13 +164,12 @@ def validate_sidecar(
     the same sidecar). Issues carry the sidecar column/level, or the file, row, column and that row's value,
     as hedtools reports them.
     """
-    from bidsdata.validation import validate_events  # it builds on this module
     delays.install()  # hedtools' own Delay split grows a frame row by row: quadratic in the delayed rows
     schema = load_schema(hed_version)
     side = Sidecar(io.StringIO(json.dumps(sidecar)), name=name)
     found: list[SidecarIssue] = []
     for issue in side.validate(schema, name=""):
-        if _severity(issue) == "error" or include_warnings:
+        if severity(issue) == "error" or include_warnings:
             column = issue.get(ErrorContext.SIDECAR_COLUMN_NAME)
             level = issue.get(ErrorContext.SIDECAR_KEY_NAME)
             hed = sidecar.get(column, {}).get("HED") if isinstance(sidecar.get(column), dict) else None
@@ -197,39 +177,12 @@ def validate_sidecar(
                 level = next(iter(hed))  # hedtools names the key only when a column has several
             found.append(SidecarIssue(
                 source=SIDECAR, code=str(issue.get("code")), message=str(issue.get("message", "")).strip(),
-                severity=_severity(issue), column=column, level=level,
-                hed=_text(issue.get(ErrorContext.HED_STRING))))
+                severity=severity(issue), column=column, level=level,
+                hed=text_or_none(issue.get(ErrorContext.HED_STRING))))
     if any(i.severity == "error" for i in found) or not events:
         return found
     return found + validate_events(sidecar, events, hed_version, name=name, include_warnings=include_warnings,
                                    cache=cache, workers=workers)
-
-
-def _quoted(message: str) -> str | None:
-    # Row-level issues (e.g. a repeated tag) name the tag only in their message: 'Repeated tag - "X"'.
-    m = re.search(r'"\(?([^",()]+)', message)
-    return m.group(1) if m else None
-
-
-def _related(sidecar: dict[str, Any], header: list[str], rows: list[list[str]], row: int | None,
-             source_tag: object) -> tuple[tuple[str, str | None], ...]:
-    """The (column, level) pairs of a row whose HED holds *source_tag*'s base tag."""
-    if row is None or source_tag is None:
-        return ()
-    base = str(source_tag).split("/")[0].strip("() ").lower()
-    found: list[tuple[str, str | None]] = []
-    for column in header:
-        hed = sidecar.get(column, {}).get("HED") if isinstance(sidecar.get(column), dict) else None
-        value = _cell(rows, header, row, column)
-        if isinstance(hed, dict) and value in hed and base in hed[value].lower():
-            found.append((column, value))
-        elif isinstance(hed, str) and base in hed.lower():
-            found.append((column, None))
-    return tuple(found)
-
-
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)
 
 
 def validate_task(files: DatasetFiles, task: TaskInventory, sidecar: dict[str, Any],

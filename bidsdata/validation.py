@@ -48,8 +48,8 @@ from hed.validator.onset_validator import OnsetValidator
 from hed.validator.spreadsheet_validator import SpreadsheetValidator
 
 from bidsdata import delays
+from bidsdata.issues import SidecarIssue, cell, quoted, read_table, related, severity, text_or_none
 from bidsdata.schemas import load_schema, version_key
-from bidsdata.sidecar import SidecarIssue, _cell, _quoted, _related, _severity, _text, _tsv
 
 logger = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ class RowValidator(SpreadsheetValidator):
 
 def validate_file(validator: FileValidator, path: str, text: str) -> list[SidecarIssue]:
     """hedtools' issues for one events file (path, TSV text), each mapped to its row, column and level."""
-    header, rows = _tsv(text)
+    header, rows = read_table(text)
     sidecar = validator.sidecar
     tabular = TabularInput(io.StringIO(text), sidecar=validator.side, name=path)
     found: list[SidecarIssue] = []
@@ -152,17 +152,17 @@ def validate_file(validator: FileValidator, path: str, text: str) -> list[Sideca
     # hedtools' per-file check of it could only add its warnings again: it runs when warnings are asked for.
     for issue in RowValidator(validator.schema).validate(tabular, sidecar=tabular.get_sidecar(), name="",
                                                          validate_sidecar=validator.include_warnings):
-        if _severity(issue) != "error" and not validator.include_warnings:
+        if severity(issue) != "error" and not validator.include_warnings:
             continue
         row = issue.get(ErrorContext.ROW)
         row = int(row) if row is not None else None
         column = issue.get(ErrorContext.COLUMN) or issue.get(ErrorContext.SIDECAR_COLUMN_NAME)
-        tag = issue.get("source_tag") or _quoted(str(issue.get("message", "")))
-        related = () if column else _related(sidecar, header, rows, row, tag)
+        tag = issue.get("source_tag") or quoted(str(issue.get("message", "")))
+        givers = () if column else related(sidecar, header, rows, row, tag)
         found.append(SidecarIssue(
             source=path, code=str(issue.get("code")), message=str(issue.get("message", "")).strip(),
-            severity=_severity(issue), column=column, level=_cell(rows, header, row, column), row=row,
-            hed=_text(issue.get(ErrorContext.HED_STRING)), related=related))
+            severity=severity(issue), column=column, level=cell(rows, header, row, column), row=row,
+            hed=text_or_none(issue.get(ErrorContext.HED_STRING)), related=givers))
     return found
 
 

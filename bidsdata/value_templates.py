@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from agents import conventions
@@ -63,48 +64,129 @@ def _extensions(values: Iterable[str]) -> set[str]:
     return {PurePosixPath(v).suffix.lower() for v in values if "." in v}
 
 
-def _candidates(name: str, description: str, units: str | None, sample_values: list[str]) -> list[str]:
-    # Abbreviations spelled out: "resp time" is a response time.
-    words = {w for raw in humanize(name).split() for w in conventions.ABBREVIATIONS.get(raw, raw).split()}
-    text = f"{humanize(name)} {description.lower()}"
-    extensions = _extensions(sample_values)
-    label = _label(name)
-    unit = (units or "").strip()
-    found: list[str] = []
-    if words & _FILE_WORDS or extensions & (IMAGE_EXTENSIONS | SOUND_EXTENSIONS | VIDEO_EXTENSIONS):
-        if extensions & IMAGE_EXTENSIONS or words & _IMAGE_WORDS:
-            found.append("(Image, Pathname/#)")
-        elif extensions & SOUND_EXTENSIONS or words & _SOUND_WORDS:
-            found.append("(Sound, Pathname/#)")
-        elif extensions & VIDEO_EXTENSIONS:
-            found.append("(Movie, Pathname/#)")
-        found.append("Pathname/#")
+@dataclass(frozen=True)
+class _Column:
+    """What the conventions read of a value column: its words (abbreviations spelled out), text and samples."""
+
+    name: str
+    description: str
+    units: str | None
+    sample_values: list[str]
+
+    @property
+    def words(self) -> set[str]:
+        # Abbreviations spelled out: "resp time" is a response time.
+        return {w for raw in humanize(self.name).split() for w in conventions.ABBREVIATIONS.get(raw, raw).split()}
+
+    @property
+    def text(self) -> str:
+        return f"{humanize(self.name)} {self.description.lower()}"
+
+    @property
+    def extensions(self) -> set[str]:
+        return _extensions(self.sample_values)
+
+    @property
+    def label(self) -> str:
+        return _label(self.name)
+
+    @property
+    def unit(self) -> str:
+        return (self.units or "").strip()
+
+
+def _files(col: _Column) -> list[str]:
+    """File names are a ``Pathname``, with ``Image``/``Sound``/``Movie`` when the files are such."""
+    words, extensions = col.words, col.extensions
+    if not (words & _FILE_WORDS or extensions & (IMAGE_EXTENSIONS | SOUND_EXTENSIONS | VIDEO_EXTENSIONS)):
+        return []
+    found = []
+    if extensions & IMAGE_EXTENSIONS or words & _IMAGE_WORDS:
+        found.append("(Image, Pathname/#)")
+    elif extensions & SOUND_EXTENSIONS or words & _SOUND_WORDS:
+        found.append("(Sound, Pathname/#)")
+    elif extensions & VIDEO_EXTENSIONS:
+        found.append("(Movie, Pathname/#)")
+    return [*found, "Pathname/#"]
+
+
+def _response_time(col: _Column) -> list[str]:
+    """A response time is a ``Delay`` of the participant's response (else a time interval)."""
+    words = col.words
     response = "rt" in words or (bool(words & {"response", "reaction"}) and bool(words & {"time", "latency"}))
-    if response or re.search(r"\b(response|reaction) (time|latency)\b", text):
-        time_unit = _time_unit(units, sample_values)
-        found += [f"(Delay/# {time_unit}, (Agent-action, Participant-response))", f"Time-interval/# {time_unit}"]
-    if words & conventions.INTERVAL and _unit(unit, "timeUnits"):
-        found += [f"Time-interval/# {_unit(unit, 'timeUnits')}", "Time-interval/# s"]
-    if not unit and _counts_items(description, sample_values):
-        found.append("Item-interval/#")
-    if "trial" in words:
-        found.append("Experimental-trial/#")
-    if "block" in words:
-        found.append("Time-block/#")
+    if not (response or re.search(r"\b(response|reaction) (time|latency)\b", col.text)):
+        return []
+    time_unit = _time_unit(col.units, col.sample_values)
+    return [f"(Delay/# {time_unit}, (Agent-action, Participant-response))", f"Time-interval/# {time_unit}"]
+
+
+def _interval(col: _Column) -> list[str]:
+    """An interval in declared time units is a ``Time-interval``."""
+    time_unit = _unit(col.unit, "timeUnits")
+    if not (col.words & conventions.INTERVAL and time_unit):
+        return []
+    return [f"Time-interval/# {time_unit}", "Time-interval/# s"]
+
+
+def _items_back(col: _Column) -> list[str]:
+    """Whole numbers counting things back from this one (no units) are an ``Item-interval``."""
+    return ["Item-interval/#"] if not col.unit and _counts_items(col.description, col.sample_values) else []
+
+
+def _trial_or_block(col: _Column) -> list[str]:
+    """Trial and block numbers are ``Experimental-trial``/``Time-block``."""
+    return [tag for word, tag in (("trial", "Experimental-trial/#"), ("block", "Time-block/#")) if word in col.words]
+
+
+def _count(col: _Column) -> list[str]:
+    """Counts (not of trials or blocks) are a labelled ``Item-count``."""
+    words = col.words
     if words & (conventions.COUNT | {"number", "num", "nr", "n"}) and not words & {"trial", "block"}:
-        found.append(f"(Label/{label}, Item-count/#)")
-    if words & conventions.FREQUENCY:
-        found += [f"Frequency/# {_unit(unit, 'frequencyUnits') or 'Hz'}", "Frequency/#"]
-    if "age" in words:
-        found += [f"Age/# {unit}" if unit else "Age/#", "Age/#"]
-    # An identifier named as one, or described as one ("the picture's ID"): short names rarely say it in full.
-    if words & conventions.IDENTIFIER or set(conventions.words(description)) & {"id", "identifier"}:
-        found.append(f"(Parameter-label/{label}, ID/#)")
-    if unit and all(is_number(v) for v in sample_values if v not in ("", "n/a")):
-        spelled = conventions.unit(unit)
-        found.append(f"(Parameter-label/{label}, Parameter-value/# {spelled[0] if spelled else unit})")
-    found.append(f"(Parameter-label/{label}, Parameter-value/#)")
-    return list(dict.fromkeys(found))
+        return [f"(Label/{col.label}, Item-count/#)"]
+    return []
+
+
+def _frequency(col: _Column) -> list[str]:
+    """Frequencies are a ``Frequency`` (in hertz unless declared)."""
+    if not col.words & conventions.FREQUENCY:
+        return []
+    return [f"Frequency/# {_unit(col.unit, 'frequencyUnits') or 'Hz'}", "Frequency/#"]
+
+
+def _age(col: _Column) -> list[str]:
+    """Ages are an ``Age`` (with the declared unit)."""
+    return [f"Age/# {col.unit}" if col.unit else "Age/#", "Age/#"] if "age" in col.words else []
+
+
+def _identifier(col: _Column) -> list[str]:
+    """An identifier named as one, or described as one ("the picture's ID"): short names rarely say it in full."""
+    if col.words & conventions.IDENTIFIER or set(conventions.words(col.description)) & {"id", "identifier"}:
+        return [f"(Parameter-label/{col.label}, ID/#)"]
+    return []
+
+
+def _measure(col: _Column) -> list[str]:
+    """Numbers with declared units are a labelled ``Parameter-value`` in those units."""
+    unit = col.unit
+    if not (unit and all(is_number(v) for v in col.sample_values if v not in ("", "n/a"))):
+        return []
+    spelled = conventions.unit(unit)
+    return [f"(Parameter-label/{col.label}, Parameter-value/# {spelled[0] if spelled else unit})"]
+
+
+def _anything(col: _Column) -> list[str]:
+    """Anything else is a labelled ``Parameter-value``."""
+    return [f"(Parameter-label/{col.label}, Parameter-value/#)"]
+
+
+_CONVENTIONS = (_files, _response_time, _interval, _items_back, _trial_or_block, _count, _frequency, _age,
+                _identifier, _measure, _anything)
+"""The conventions in the order their candidates are tried: adding one is a function and its place here."""
+
+
+def _candidates(name: str, description: str, units: str | None, sample_values: list[str]) -> list[str]:
+    col = _Column(name, description, units, sample_values)
+    return list(dict.fromkeys(template for convention in _CONVENTIONS for template in convention(col)))
 
 
 def values_not_fitting(template: str, values: Iterable[str], hed_version: str | list[str] | None) -> list[str]:

@@ -22,14 +22,16 @@ from django_tasks import task as background_task
 from annotations.datasets.computations import once
 from annotations.datasets.leases import ask_task, heartbeat, release_task, renew_task
 from annotations.datasets.selectors import LevelState, level_states, project_files, validation_version
-from annotations.datasets.sidecars import TaskSidecar, task_digest, task_sidecar
+from annotations.datasets.sidecars import TaskSidecar, task_digest, task_events, task_sidecar
 from annotations.models import DatasetProject, DatasetTask, SidecarResult
 from annotations.runs.broadcasts import broadcast_progress
 from bidsdata import quality as hed_quality
 from bidsdata.archive import DatasetFiles
 from bidsdata.assembly import DroppedTags
 from bidsdata.composition import Composition
-from bidsdata.sidecar import MissingAnnotation, SidecarIssue, write_dataset_zip
+from bidsdata.issues import SidecarIssue
+from bidsdata.pipeline import quality_figures
+from bidsdata.sidecar import MissingAnnotation, write_dataset_zip
 from bidsdata.validation import configure_pool
 
 logger = logging.getLogger(__name__)
@@ -48,13 +50,9 @@ def quality_limits() -> dict[str, int]:
 
 def _checked(project: DatasetProject, task: DatasetTask, result: TaskSidecar, files: DatasetFiles | None
              ) -> dict[str, Any]:
-    """hedtools' event checks over the task's rows (the quality line) and its first rows (the preview)."""
-    files = project_files(project) if files is None else files
-    events = {path: files.texts[path] for path in task.events_files if path in files.texts}
-    version = validation_version(project)
-    figures = hed_quality.quality(result.sidecar, events, version, **quality_limits())
-    preview = hed_quality.row_preview(result.sidecar, events, version, limit=hed_quality.PREVIEW_ROWS)
-    return {"figures": asdict(figures), "preview": [asdict(row) for row in preview]}
+    """The pipeline's last step (:func:`bidsdata.pipeline.quality_figures`) on the sidecar *result* holds."""
+    return quality_figures(result.sidecar, task_events(project, task, files), validation_version(project),
+                           quality_limits())
 
 
 def stored_quality(result: TaskSidecar) -> tuple[hed_quality.Quality, list[hed_quality.PreviewRow]] | None:

@@ -1,17 +1,17 @@
-"""A project's sidecars: built from the levels' annotations, validated with every events file, exported.
+"""A project's sidecars: the database mapped to what the pure pipeline reads, its result mapped back.
 
-Building and validating are hedtools' work in :mod:`.bids.sidecar`; this module feeds it what the
-database holds and maps the results back to the project's levels so pages can link each issue to the
-level that fixes it.
+Composing, building, validating and keeping the floor are :func:`bidsdata.pipeline.sidecar_for_task`'s
+work; this module feeds it what the database holds (the inventory with the user's edits, the levels'
+annotations, the events files), keeps its steps' answers in the cache by digest, and maps the result back to
+the project's levels so pages can link each issue to the level that fixes it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from django.core.cache import cache
 
@@ -20,18 +20,22 @@ from annotations.models import ColumnKind, DatasetProject, DatasetTask
 from bidsdata.archive import DatasetFiles
 from bidsdata.assembly import DroppedTags
 from bidsdata.composition import Composition
-from bidsdata.composition.valid import valid_composition
+from bidsdata.composition.valid import valid_composition  # noqa: F401 - see REQUEST_GUARDS
 from bidsdata.context import TaskContext
 from bidsdata.inventory import ColumnInventory, EventsFileNote, LevelInventory, TaskInventory
+from bidsdata.issues import SidecarIssue
+from bidsdata.pipeline import TaskResult, inputs_digest, sidecar_for_task
 from bidsdata.sidecar import (
     MissingAnnotation,
-    SidecarIssue,
-    build_sidecar,
     sidecar_to_spreadsheet,
-    validate_sidecar,
+    validate_sidecar,  # noqa: F401 - see REQUEST_GUARDS
 )
 
 logger = logging.getLogger(__name__)
+
+REQUEST_GUARDS = ("valid_composition", "validate_sidecar")
+"""Named here though the pipeline calls them: pages never compose nor validate (they read stored results,
+:mod:`.results`), and tests stand these names in with a refusal to show it."""
 
 
 @dataclass
@@ -133,84 +137,52 @@ def _annotations(task: DatasetTask, states: list[LevelState]) -> dict[str, Any]:
     return chosen
 
 
+def task_events(project: DatasetProject, task: DatasetTask, files: DatasetFiles | None = None) -> dict[str, str]:
+    """The task's events files (path -> TSV text) as the upload kept them."""
+    files = project_files(project) if files is None else files
+    return {path: files.texts[path] for path in task.events_files if path in files.texts}
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TaskCache:
+    """The pipeline's step answers kept in Django's cache for a day, per project and task, by digest."""
+
+    project: Any
+    task: Any
+
+    def remember(self, step: str, digest: str, compute: Callable[[], T]) -> T:
+        key = f"hedit:sidecar-{step}:{self.project}:{self.task}:{digest}"
+        found = cache.get(key)
+        if found is None:
+            found = compute()
+            cache.set(key, found, timeout=24 * 3600)
+        return found
+
+
 def task_sidecar(project: DatasetProject, task: DatasetTask, *, validate: bool = True,
                  states: list[LevelState] | None = None, files: DatasetFiles | None = None) -> TaskSidecar:
-    """Build *task*'s sidecar from the levels' current annotations; validate it with every events file.
-
-    Tags a level repeats from another column of the same rows are left out of the sidecar (listed in
-    ``dropped``), so assembled events stay valid; the levels' own annotations are not changed.
-    """
+    """*task*'s sidecar from the levels' current annotations, validated with every events file
+    (:func:`bidsdata.pipeline.sidecar_for_task`)."""
     states = level_states(project, task=task.name) if states is None else states
     mine = [s for s in states if s.level.column.task_id == task.pk]
-    files = project_files(project) if files is None else files
-    events = {path: files.texts[path] for path in task.events_files if path in files.texts}
-    inventory = task_inventory(task)
-    composed = _composed(project, task, inventory, _annotations(task, mine), events)
-    dropped = composed.notes
-    built = build_sidecar(inventory, composed.annotations, keep_existing_hed=False)
-    composed.apply(built.sidecar)
-    redundant = {(d.column, d.level) for d in dropped if d.redundant}
-    missing = [m for m in built.missing if (m.column, m.level) not in redundant]
-    result = TaskSidecar(task=task, sidecar=built.sidecar, missing=missing, states=mine, dropped=dropped,
-                         composition=composed)
-    if validate:
-        result.issues = _validated(project, task, built.sidecar, events)
-    return result
+    done = sidecar_for_task(task_inventory(task), _annotations(task, mine), task_events(project, task, files),
+                            validation_version(project), validate=validate, memo=TaskCache(project.pk, task.pk))
+    return from_result(task, done, mine)
 
 
-def inputs_digest(inventory: TaskInventory, chosen: dict[str, Any], version: Any) -> str:
-    """What a task's sidecar is made from (the levels' annotations, the inventory with the user's edits, the
-    schema), as one digest: the same digest, the same sidecar and the same issues."""
-    return hashlib.sha256(json.dumps([chosen, asdict(inventory), version], sort_keys=True, default=str)
-                          .encode()).hexdigest()
+def from_result(task: DatasetTask, done: TaskResult, states: list[LevelState]) -> TaskSidecar:
+    """The pipeline's result as the pages read it, with the task's levels' states."""
+    return TaskSidecar(task=task, sidecar=done.sidecar, missing=done.missing, issues=done.issues, states=states,
+                       dropped=done.dropped, composition=done.composition, checked=done.checked)
 
 
 def task_digest(project: DatasetProject, task: DatasetTask, states: list[LevelState]) -> str:
+    """The digest of what *task*'s sidecar is made from (:func:`bidsdata.pipeline.inputs_digest`)."""
     mine = [s for s in states if s.level.column.task_id == task.pk]
     return inputs_digest(task_inventory(task), _annotations(task, mine), validation_version(project))
-
-
-def _composed(project: DatasetProject, task: DatasetTask, inventory: TaskInventory, chosen: dict[str, Any],
-              events: dict[str, str]) -> Composition:
-    """The task's composed sidecar HED (:func:`bidsdata.composition.compose_task`), remembered per input.
-
-    Composing reads every events row and annotates the words that tell colliding levels apart; the same
-    levels' annotations and inventory give the same composition, so it is computed once. Valid is the
-    floor: where hedtools finds errors (a dataset shaped as we did not foresee) the blamed columns go back
-    to the levels' own HED, and a level or template that still fails is left out and reported.
-    """
-    version = validation_version(project)
-    key = f"hedit:sidecar-composed:{project.pk}:{task.pk}:{inputs_digest(inventory, chosen, version)}"
-    composed = cache.get(key)
-    if composed is None:
-        # Repaired where hedtools finds errors: per column, then per level (bidsdata.composition.valid).
-        composed = valid_composition(inventory, chosen, events, version,
-                                     lambda candidate: _errors(project, task, inventory, candidate, events))
-        cache.set(key, composed, timeout=24 * 3600)
-    return composed
-
-
-def _errors(project: DatasetProject, task: DatasetTask, inventory: TaskInventory, composed: Composition,
-            events: dict[str, str]) -> list[SidecarIssue]:
-    built = build_sidecar(inventory, composed.annotations, keep_existing_hed=False)
-    return [i for i in _validated(project, task, composed.apply(built.sidecar), events) if i.severity == "error"]
-
-
-def _validated(project: DatasetProject, task: DatasetTask, sidecar: dict[str, Any],
-               events: dict[str, str]) -> list[SidecarIssue]:
-    """hedtools' issues for *sidecar* with the task's events files, remembered per sidecar content.
-
-    Validating thousands of rows takes seconds; the events files never change after the upload, so the
-    same sidecar (nothing re-annotated since) gets the same answer from the cache.
-    """
-    version = validation_version(project)
-    digest = hashlib.sha256(json.dumps([sidecar, version], sort_keys=True).encode()).hexdigest()
-    key = f"hedit:sidecar-issues:{project.pk}:{task.pk}:{digest}"
-    issues = cache.get(key)
-    if issues is None:
-        issues = validate_sidecar(sidecar, events, version, name=task.sidecar_name)
-        cache.set(key, issues, timeout=24 * 3600)
-    return issues
 
 
 def project_sidecars(project: DatasetProject, *, validate: bool = True) -> list[TaskSidecar]:

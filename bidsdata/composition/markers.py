@@ -58,10 +58,11 @@ def _repeated_at_one_onset(column: str, level: str, rows: EventRows) -> bool:
 
 
 def with_marker_numbers(task: TaskInventory, annotations: Annotations, events: Mapping[str, str],
-                        version: str | list[str] | None) -> tuple[dict[str, Mapping[str, str] | str],
-                                                                  list[DroppedTags]]:
+                        version: str | list[str] | None, *, rows: EventRows | None = None,
+                        ) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
     """*annotations* (column -> level -> HED, or a template) with the made-up marker levels completed, and
-    the one-level columns left out beside a marker column (with a note for each)."""
+    the one-level columns left out beside a marker column (with a note for each). *rows* are *events* read
+    already (the composer reads them once), else they are read here."""
     out: dict[str, Mapping[str, str] | str] = dict(annotations)
     markers = [c for c in task.columns if c.kind == "categorical" and isinstance(annotations.get(c.name), Mapping)
                and is_marker_levels({lv.value: lv.count for lv in c.levels})]
@@ -75,7 +76,7 @@ def with_marker_numbers(task: TaskInventory, annotations: Annotations, events: M
     notes: list[DroppedTags] = []
     if not markers:
         return out, notes
-    rows = EventRows.read(events)
+    rows = EventRows.read(events) if rows is None else rows
     for name, given in annotations.items():
         if not isinstance(given, Mapping) or len(given) != 1 or name in {c.name for c in markers}:
             continue

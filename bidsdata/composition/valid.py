@@ -21,7 +21,7 @@ from bidsdata.assembly import DroppedTags, _key
 from bidsdata.composition.compose import Composition, compose_task, plain_composition
 from bidsdata.composition.merged import without_onset_repeats
 from bidsdata.inventory import TaskInventory
-from bidsdata.sidecar import SidecarIssue
+from bidsdata.issues import SidecarIssue
 
 logger = logging.getLogger(__name__)
 
@@ -159,6 +159,15 @@ def valid_composition(task: TaskInventory, chosen: Mapping[str, Mapping[str, str
                       errors: Callable[[Composition], list[SidecarIssue]]) -> Composition:
     """The composed sidecar HED for *task*, repaired until *errors* (the sidecar's hedtools errors with every
     events file) finds none, or nothing is left to leave out."""
+    composition, plain = first_composition(task, chosen, events, schema_version)
+    return keep_the_floor(task, composition, plain, events, errors)
+
+
+def first_composition(task: TaskInventory, chosen: Mapping[str, Mapping[str, str] | str],
+                      events: Mapping[str, str], schema_version: str | list[str] | None,
+                      ) -> tuple[Repaired, Composition]:
+    """The composed HED (the levels' own HED where composing fails) and the plain HED to fall back on, each
+    without what rows at one onset would repeat in their one event (hedtools reads them as one event)."""
     columns = [c.name for c in task.columns]
     plain = plain_composition(chosen, events, columns, schema_version)
     try:
@@ -167,32 +176,26 @@ def valid_composition(task: TaskInventory, chosen: Mapping[str, Mapping[str, str
         logger.exception("task %s: composing failed; the levels' own HED is used", task.task)
         composition = plain
         composition.fallback = "the sidecar could not be composed from these events; the levels' own HED is used"
-    composition = Repaired(**{f.name: getattr(composition, f.name) for f in dataclasses.fields(composition)})
-    # Rows at one onset are one event to hedtools: what they would repeat there is settled before validating.
+    repaired = Repaired(**{f.name: getattr(composition, f.name) for f in dataclasses.fields(composition)})
     plain = _settled(plain, events, columns)
-    composition = _settled(composition, events, columns)
+    return _settled(repaired, events, columns), plain  # type: ignore[return-value]
+
+
+def keep_the_floor(task: TaskInventory, composition: Repaired, plain: Composition, events: Mapping[str, str],
+                   errors: Callable[[Composition], list[SidecarIssue]]) -> Composition:
+    """Valid is the floor: the blamed columns of *composition* go back to *plain* (all of it when the
+    definitions fail), then each level or template still refused is left out and noted, for a few rounds."""
+    columns = [c.name for c in task.columns]
     found = errors(composition)
     if found and composition.annotations is not plain.annotations:
-        blamed = {column for column, _ in _blamed(found, composition)}
-        if blamed and not any(issue.column == composition.entry for issue in found):
-            composition = _with_plain(composition, plain, blamed)
-            composition.fallback = (f"errors in column(s) {', '.join(sorted(blamed))} (the other columns stay "
-                                    f"composed): {found[0].message.splitlines()[0][:200]}")
-        else:
-            composition = dataclasses.replace(composition, annotations=plain.annotations, notes=list(plain.notes),
-                                              definitions=None, fallback=found[0].message.splitlines()[0][:300])
-        composition = _settled(composition, events, columns)
+        composition = _settled(_plain_where_blamed(composition, plain, found), events, columns)
         found = errors(composition)
     for _ in range(MAX_ROUNDS):
         places, foreign = _blamed(found, composition), _foreign(found, composition)
         if not found or not (places or foreign - set(composition.bare)):
             break
         if foreign:
-            logger.warning("task %s: the uploaded HED of %s fails validation; left out", task.task, sorted(foreign))
-            composition.bare = tuple(sorted({*composition.bare, *foreign}))
-            composition.notes = [*composition.notes, *(DroppedTags(key, None, (), reason="the uploaded HED of this "
-                                                                   "entry fails validation; it is left out")
-                                                       for key in sorted(foreign))]
+            _bare(task, composition, foreign)
         logger.warning("task %s: %d error(s) left; leaving out %d level(s)/template(s)", task.task, len(found),
                        len(places))
         composition = _settled(_left_out(composition, plain, places, found[0].code), events, columns)
@@ -200,3 +203,25 @@ def valid_composition(task: TaskInventory, chosen: Mapping[str, Mapping[str, str
     if found:
         logger.warning("task %s: %d error(s) no level is blamed for: %s", task.task, len(found), found[0].message)
     return composition
+
+
+def _plain_where_blamed(composition: Repaired, plain: Composition, found: list[SidecarIssue]) -> Repaired:
+    """*composition* with the columns *found* blames back to the plain HED; all of it where none is blamed or
+    the definitions entry is."""
+    blamed = {column for column, _ in _blamed(found, composition)}
+    if blamed and not any(issue.column == composition.entry for issue in found):
+        composition = _with_plain(composition, plain, blamed)
+        composition.fallback = (f"errors in column(s) {', '.join(sorted(blamed))} (the other columns stay "
+                                f"composed): {found[0].message.splitlines()[0][:200]}")
+        return composition
+    return dataclasses.replace(composition, annotations=plain.annotations, notes=list(plain.notes),
+                               definitions=None, fallback=found[0].message.splitlines()[0][:300])
+
+
+def _bare(task: TaskInventory, composition: Repaired, foreign: set[str]) -> None:
+    """The uploaded sidecar keys in *foreign* lose their HED, each with a note."""
+    logger.warning("task %s: the uploaded HED of %s fails validation; left out", task.task, sorted(foreign))
+    composition.bare = tuple(sorted({*composition.bare, *foreign}))
+    composition.notes = [*composition.notes, *(DroppedTags(key, None, (), reason="the uploaded HED of this "
+                                                           "entry fails validation; it is left out")
+                                               for key in sorted(foreign))]

@@ -15,8 +15,8 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from annotations.models import FINISHED_STATUSES, AnnotationSession, DatasetLevel, DatasetProject, JobStatus
-from tests.datasets.helpers import zip_folder
 from tests.datasets.lab import EVENTS, QUESTIONS, SIDECAR
+from tests.support.datasets import zip_folder
 
 ANSWER = "A red circle appears in the centre of the screen."
 # Records every data-status the answered level's row shows, so the test can check it went through a run.

@@ -15,7 +15,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from annotations.models import DatasetLevel
-from tests.datasets.helpers import zip_folder
+from tests.support.datasets import zip_folder
 
 TASK = "faces"
 LEVELS = {

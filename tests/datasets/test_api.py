@@ -14,7 +14,7 @@ from annotations.datasets import services
 from annotations.datasets.results import refresh_project
 from annotations.models import AnnotationSession, DatasetColumn, DatasetLevel, DatasetProject, SessionStatus
 from tests.datasets.conftest import EVENTS, SIDECAR
-from tests.datasets.helpers import zip_bytes
+from tests.support.datasets import zip_bytes
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from bidsdata.archive import MAX_CONTEXT_BYTES, read_folder, read_uploads, read_
 from bidsdata.context import MAX_FIELD_CHARS, MAX_README_CHARS, TaskContext
 from bidsdata.inventory import Inventory, build_inventory
 from bidsdata.limits import LimitExceeded, UploadLimits
-from tests.datasets.helpers import zip_bytes, zip_folder
+from tests.support.datasets import zip_bytes, zip_folder
 
 TSV = b"onset\tduration\tcue\n1\tn/a\tleft\n2\tn/a\tright\n"
 BOLD = {"TaskName": "Cue task", "TaskDescription": "A cue points left or right.",

@@ -16,7 +16,7 @@ from bidsdata.archive import read_uploads
 from bidsdata.inventory import build_inventory
 from bidsdata.markers import is_marker_column, marker_description, number_tags, read_marker
 from bidsdata.questions import open_questions
-from tests.composition.conftest import composed_sidecar, verdicts
+from tests.bidsdata.composition.conftest import composed_sidecar, verdicts
 
 VERSION = "8.4.0"
 NAMES_ONLY = re.compile(r"\(?\b(Label|ID|Description|Parameter-label|Parameter-value)/[^,()]*\)?,?\s*")

@@ -14,18 +14,15 @@ from hed.errors import ErrorContext
 from hed.models import Sidecar, TabularInput, df_util
 
 from bidsdata import delays, validation
+from bidsdata.issues import SIDECAR, SidecarIssue
+from bidsdata.issues import cell as _cell
+from bidsdata.issues import quoted as _quoted
+from bidsdata.issues import read_table as _tsv
+from bidsdata.issues import related as _related
+from bidsdata.issues import severity as _severity
+from bidsdata.issues import text_or_none as _text
 from bidsdata.schemas import load_schema
-from bidsdata.sidecar import (
-    SIDECAR,
-    SidecarIssue,
-    _cell,
-    _quoted,
-    _related,
-    _severity,
-    _text,
-    _tsv,
-    validate_sidecar,
-)
+from bidsdata.sidecar import validate_sidecar
 
 VERSION = "8.4.0"
 NAME = "task-a_events.json"

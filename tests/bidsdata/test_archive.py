@@ -12,7 +12,7 @@ import pytest
 from bidsdata import tsv
 from bidsdata.archive import DatasetError, read_folder, read_uploads, read_zip
 from bidsdata.limits import LimitExceeded, UploadLimits
-from tests.datasets.helpers import zip_bytes
+from tests.support.datasets import zip_bytes
 
 GOOD_TSV = b"onset\tduration\tcue\n1.0\tn/a\tleft\n2.0\tn/a\tright\n"
 

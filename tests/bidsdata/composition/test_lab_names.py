@@ -4,7 +4,7 @@ lab's own definitions. hedtools judges each sidecar."""
 from __future__ import annotations
 
 from bidsdata.composition.definitions import ENTRY
-from tests.composition.conftest import composed_sidecar, task_of, verdicts
+from tests.bidsdata.composition.conftest import composed_sidecar, task_of, verdicts
 
 # A made-up lab whose events file has a column named like the composed entry.
 EVENTS = (

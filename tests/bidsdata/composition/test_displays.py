@@ -3,7 +3,7 @@ files' order, and only when that order is one every file agrees on. Each sidecar
 
 from __future__ import annotations
 
-from tests.composition.conftest import composed_sidecar, task_of, verdicts
+from tests.bidsdata.composition.conftest import composed_sidecar, task_of, verdicts
 
 HEADER = "onset\tduration\tevent_type\tpicture\n"
 # A first picture, then trials of blank -> dot -> picture; a press shares the onset of one blank.

@@ -11,7 +11,7 @@ from bidsdata.composition.tags import names
 from bidsdata.glossary import Glossary, readme_description
 from bidsdata.units import time_unit_from_values
 from bidsdata.value_templates import propose_value_template
-from tests.composition.conftest import VERSION, composed_sidecar, task_of, verdicts
+from tests.bidsdata.composition.conftest import VERSION, composed_sidecar, task_of, verdicts
 
 CONTEXT = ["Loud or quiet tones at a fast or slow pace", "The pace changes between runs."]
 

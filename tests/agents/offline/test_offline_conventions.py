@@ -12,7 +12,7 @@ from agents.hedstring import parse_groups
 from agents.offline import assess_coverage
 from agents.offline.events import EVENT_TYPES
 from agents.offline.text import lemma_candidates
-from tests.agents.offline_support import annotate, event_checker_issues, flat, tags
+from tests.support.offline import annotate, event_checker_issues, flat, tags
 
 
 class TestEventConventions:

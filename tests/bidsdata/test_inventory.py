@@ -8,7 +8,7 @@ import pytest
 
 from bidsdata.archive import DatasetError, read_folder, read_uploads, read_zip
 from bidsdata.inventory import Inventory, build_inventory, entities
-from tests.datasets.helpers import DATA, DATASETS, expected, zip_bytes, zip_folder
+from tests.support.datasets import DATA, DATASETS, expected, zip_bytes, zip_folder
 
 
 @pytest.fixture(scope="module", params=DATASETS)

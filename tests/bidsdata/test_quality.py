@@ -10,7 +10,7 @@ import warnings
 import pytest
 
 from bidsdata.quality import event_starts, quality, row_preview
-from tests.datasets.helpers import DATA
+from tests.support.datasets import DATA
 
 REFEREE = DATA.parents[1] / "eval" / "score_events.py"
 SIDECAR = {

@@ -20,7 +20,7 @@ from bidsdata.sidecar import (
     validate_task,
     write_dataset_zip,
 )
-from tests.datasets.helpers import DATA, DATASETS, SKIP, strip_hed, zip_folder
+from tests.support.datasets import DATA, DATASETS, SKIP, strip_hed, zip_folder
 
 
 def spreadsheet_to_hed(text: str) -> dict:

@@ -3,7 +3,7 @@ definitions, sibling levels told apart. Each sidecar is checked with hedtools it
 
 from __future__ import annotations
 
-from tests.composition.conftest import VERSION, composed_sidecar, task_of, verdicts
+from tests.bidsdata.composition.conftest import VERSION, composed_sidecar, task_of, verdicts
 
 EVENTS = (
     "onset\tduration\tevent_type\tcode\tcue\tload\n"

@@ -16,7 +16,7 @@ from agents.offline import annotate_offline, assess_coverage
 from agents.offline.clauses import purpose_span
 from agents.offline.lexicon import get_lexicon
 from agents.vocabulary import get_vocabulary
-from tests.agents.offline_support import annotate, event_checker_issues, flat, tags
+from tests.support.offline import annotate, event_checker_issues, flat, tags
 
 
 class TestPurposeClause:

@@ -11,7 +11,7 @@ from hed.tools.analysis.event_manager import EventManager
 from hed.tools.analysis.hed_type_manager import HedTypeManager
 
 from bidsdata.composition.factorial import design, role_position
-from tests.composition.conftest import VERSION, composed_sidecar, task_of, verdicts
+from tests.bidsdata.composition.conftest import VERSION, composed_sidecar, task_of, verdicts
 
 CODES = ["lo_fast", "lo_slow", "hi_fast", "hi_slow"]
 EVENTS = "onset\tduration\tstim\n" + "".join(
