@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 from agents.hedstring import parse_groups, top_level_items
 from bidsdata import tsv
+from bidsdata.columns import names_event_type
 
 if TYPE_CHECKING:
     from hed.models import HedGroup
 
 # Characters a HED value cannot hold: a value column whose values have them cannot use a # template.
 _NOT_IN_VALUES = re.compile(r"[,\[\]{}]")
-_EVENT_COLUMN = re.compile(r"(^|_)(event|trial)(_?type)?$|^type$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def _canonical(node: Any) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _key(item: str) -> str:
+def repeat_key(item: str) -> str:
     """What makes two items "the same" for hedtools' repeat check: case, spacing and order in groups aside.
 
     Remembered: every row of every events file asks again for the same few dozen items."""
@@ -65,7 +65,7 @@ def _key(item: str) -> str:
 def event_column(columns: Iterable[str]) -> str | None:
     """The column that carries the event's type, by the usual BIDS names; else the first one."""
     names = list(columns)
-    return next((c for c in names if _EVENT_COLUMN.search(c)), names[0] if names else None)
+    return next((c for c in names if names_event_type(c)), names[0] if names else None)
 
 
 def column_order(columns: Iterable[str]) -> list[str]:
@@ -94,7 +94,7 @@ def _repeats(forms: Forms, templates: Mapping[str, str], order: list[str], event
             for column in order:
                 if column in templates:
                     for item in top_level_items(templates[column]):
-                        seen.setdefault(_key(item), (column, None))
+                        seen.setdefault(repeat_key(item), (column, None))
                     continue
                 level = row.get(column)
                 if level is None or (column, level) not in forms:
@@ -102,8 +102,8 @@ def _repeats(forms: Forms, templates: Mapping[str, str], order: list[str], event
                 if any(r is not row and r.get(column) == level for r in rows):
                     twice.add((column, level))
                 for item in forms[(column, level)]:
-                    if seen.setdefault(_key(item), (column, level)) != (column, level):
-                        drops.setdefault((column, level), set()).add(_key(item))
+                    if seen.setdefault(repeat_key(item), (column, level)) != (column, level):
+                        drops.setdefault((column, level), set()).add(repeat_key(item))
     return drops, twice
 
 
@@ -150,8 +150,8 @@ def drop_repeated(annotations: Mapping[str, Mapping[str, str] | str], events: Ma
             level_map[level] = forms[(column, level)][0]
             continue
         keys = drops[(column, level)]
-        kept = [i for i in items[(column, level)] if _key(i) not in keys]
-        left_out = tuple(i for i in items[(column, level)] if _key(i) in keys)
+        kept = [i for i in items[(column, level)] if repeat_key(i) not in keys]
+        left_out = tuple(i for i in items[(column, level)] if repeat_key(i) in keys)
         if kept:
             level_map[level] = ", ".join(kept)
         else:

@@ -27,7 +27,7 @@ from typing import Any
 
 from agents.hedstring import top_level_items
 from bidsdata import tsv
-from bidsdata.assembly import DroppedTags, _key
+from bidsdata.assembly import DroppedTags, repeat_key
 
 Annotations = Mapping[str, Mapping[str, str] | str]
 Source = tuple[str, str | None]  # (column, level); level None: a value column's template
@@ -76,7 +76,7 @@ def _hed(annotations: Annotations, column: str, row: Mapping[str, str], depth: i
 
 @functools.lru_cache(maxsize=8192)
 def _items(text: str) -> tuple[tuple[str, str], ...]:
-    return tuple((item, _key(item)) for item in top_level_items(text))
+    return tuple((item, repeat_key(item)) for item in top_level_items(text))
 
 
 def _referenced(annotations: Annotations) -> set[str]:

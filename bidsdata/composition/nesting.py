@@ -20,6 +20,9 @@ from bidsdata.composition.tags import Names, has_event, inside, is_group, top_le
 Annotations = dict[str, Any]
 
 
+STRAY_SHARE = 0.02
+"""Share of a column's rows that may lack an event to hold it, and the column still be nested."""
+
 _OFFSET = re.compile(r"^\(Def/[^,()]+, Offset\)$")
 
 
@@ -39,13 +42,17 @@ def _opens(hed: str) -> list[str] | None:
 
 
 def nestable(column: str, event: str, annotations: Annotations, rows: EventRows, known: Names) -> bool:
-    """Every row where *column* has a value has an event from *event* to hold it: an event group, or the
-    Onset of something that lasts (its content group). An Offset holds nothing: there the value is not said."""
+    """Every row where *column* has a value (but a stray few: :data:`STRAY_SHARE`) has an event from *event* to
+    hold it: an event group, or the Onset of something that lasts (its content group). An Offset holds nothing:
+    there the value is not said."""
     levels = annotations.get(event)
     if not isinstance(levels, Mapping):
         return False
     holds = {lv for lv, hed in levels.items() if event_groups(hed, known) or _opens(hed) or _OFFSET.match(hed)}
-    return all(row.get(event) in holds for row in rows.all() if row.get(column) not in NA)
+    given = [row.get(event) in holds for row in rows.all() if row.get(column) not in NA]
+    # A few stray rows (an event logged without its type) must not keep the column beside every event, where
+    # each row with two events fails hedtools' event checks; on those few rows the value goes unsaid.
+    return given.count(False) <= STRAY_SHARE * len(given)
 
 
 def _twice_at_an_onset(column: str, rows: EventRows) -> bool:
@@ -87,15 +94,37 @@ def referable(column: str) -> bool:
     return bool(_REFERABLE.match(column)) and not column.isdigit()
 
 
+def carried(event: str, nested: list[str], rows: EventRows | None) -> dict[str, list[str]]:
+    """Level of *event* -> the nested columns its rows give a value (all of them when the rows are unknown).
+
+    A level references only the columns that say something on its rows: where a table fills one value column
+    per kind of event (each a regressor of that event), each level carries its own, and levels otherwise
+    annotated alike differ by what they carry, as they do in the data."""
+    if rows is None:
+        return {}
+    found: dict[str, set[str]] = {}
+    for row in rows.all():
+        level = row.get(event)
+        if level is None or level in NA:
+            continue
+        found.setdefault(level, set()).update(c for c in nested if row.get(c) not in NA and row.get(c) is not None)
+    return {level: [c for c in nested if c in columns] for level, columns in found.items()}
+
+
 def reference(annotations: Annotations, event: str, nested: list[str], known: Names,
-              definitions: Mapping[str, str] | None = None) -> None:
-    """``{column}`` of each nested column added to the first event group of every level of *event*."""
+              definitions: Mapping[str, str] | None = None, rows: EventRows | None = None) -> None:
+    """``{column}`` of each nested column added to the first event group of every level of *event* whose rows
+    give it a value (:func:`carried`; every level when *rows* is None)."""
     # A nested column left with nothing of its own stays referenced: its levels are told apart later, and a
     # reference to a column that ends with no HED at all is taken out (:func:`unreferenced`).
     _dedupe_nested(annotations, event, nested, known, definitions or {})
-    refs = ", ".join(f"{{{c}}}" for c in nested)
+    per_level = carried(event, nested, rows)
     levels = dict(annotations[event])
     for level, hed in levels.items():
+        mine = per_level.get(level, nested)  # a level no row has keeps every reference
+        if not mine:
+            continue  # its rows give none of the nested columns a value: nothing to carry
+        refs = ", ".join(f"{{{c}}}" for c in mine)
         groups = event_groups(hed, known)
         if groups:
             levels[level] = hed.replace(groups[0], groups[0][:-1] + ", " + refs + ")", 1)

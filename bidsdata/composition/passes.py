@@ -164,9 +164,10 @@ def one_event_group(draft: Draft) -> None:
 
 
 def nested_references(draft: Draft) -> None:
-    """The event column's levels name the nested columns (``{column}``) inside their event group."""
+    """The event column's levels name the nested columns (``{column}``) their rows fill, inside their event group."""
     if draft.nested:
-        reference(draft.chosen, draft.columns(EVENT)[0], draft.nested, draft.known, draft.defs.strings)
+        reference(draft.chosen, draft.columns(EVENT)[0], draft.nested, draft.known, draft.defs.strings,
+                  rows=draft.rows)
 
 
 def top_level_repeats(draft: Draft) -> None:

@@ -16,13 +16,13 @@ import re
 from collections.abc import Mapping
 
 from agents import conventions
+from bidsdata.columns import names_event_type
 from bidsdata.composition import cues
 from bidsdata.composition.rows import NA, EventRows
 from bidsdata.composition.tags import Names, has_event
 from bidsdata.inventory import TaskInventory
 
 EVENT, CONDITION, MODIFIER, VALUE = "event", "condition", "modifier", "value"
-_EVENT_NAME = re.compile(r"(^|_)(event|trial)(_?type)?$|^type$|^stim(ulus)?_?type$", re.IGNORECASE)
 # Code columns name events too, but a column of words (stimulus, response) is the better event column.
 _CODE_NAME = re.compile(r"^(event_)?code$|^value$|^trigger$", re.IGNORECASE)
 MAX_CONDITION_LEVELS = 12
@@ -40,7 +40,7 @@ def column_roles(task: TaskInventory, annotations: Mapping[str, Mapping[str, str
 
     def score(name: str) -> tuple[float, float]:
         typed = sum(has_event(h, known) for h in levels[name].values()) / len(levels[name])
-        named = 1.0 if _EVENT_NAME.search(name) else 0.5 if _CODE_NAME.search(name) else 0.0
+        named = 1.0 if names_event_type(name) else 0.5 if _CODE_NAME.search(name) else 0.0
         return rows.present(name) / total * 2 + typed + named, named
 
     order = [c.name for c in task.columns if c.name in levels]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agents.hedstring import top_level_items
-from bidsdata.assembly import DroppedTags, _key
+from bidsdata.assembly import DroppedTags, repeat_key
 from bidsdata.composition.compose import Composition, compose_task, plain_composition
 from bidsdata.composition.merged import without_onset_repeats
 from bidsdata.inventory import TaskInventory
@@ -98,12 +98,12 @@ def _quoting(issue: SidecarIssue, composition: Composition) -> list[Place]:
     quoted = re.search(r'"(.+)"', issue.message)
     if quoted is None:
         return []
-    wanted = _key(quoted.group(1))
+    wanted = repeat_key(quoted.group(1))
     found: list[Place] = []
     for column, given in composition.annotations.items():
         texts = given.items() if isinstance(given, Mapping) else [(None, given)]
         found += [(column, level) for level, text in texts
-                  if any(_key(item) == wanted for item in top_level_items(str(text)))]
+                  if any(repeat_key(item) == wanted for item in top_level_items(str(text)))]
     return found
 
 
