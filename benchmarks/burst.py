@@ -187,7 +187,8 @@ def download_mode(args: argparse.Namespace, workdir: Path, env: dict[str, str]) 
                "quiet_page_max_ms": round(1000 * quiet[-1]), "page_n": len(page),
                "page_p50_ms": round(1000 * statistics.median(page)) if page else None,
                "page_p95_ms": round(1000 * p95), "page_max_ms": round(1000 * page[-1]) if page else None,
-               "validation_workers": os.environ.get("HEDIT_VALIDATION_WORKERS", "0 (cores)")}
+               "validation_workers": os.environ.get("HEDIT_VALIDATION_WORKERS", "0 (cores)"),
+               "validations_logged": log.read_text().count("bidsdata.validation: validating ")}
     print(json.dumps(figures))
     if ok != args.downloads:
         print(log.read_text()[-2000:], file=sys.stderr)

@@ -10,7 +10,8 @@
 3. :func:`validated` -- hedtools' issues for the sidecar and every events file;
 4. :func:`quality_figures` -- hedtools' event checks of the rows (the figures and the first rows' preview).
 
-Pure: plain arguments in, a plain :class:`TaskResult` out (no Django), so a process pool can run it. The
+Pure: plain arguments in, a plain :class:`TaskResult` out (no Django), so a process pool can run it
+(:func:`in_worker`: the web app runs it in a worker of the shared validation pool, off its own GIL). The
 caller may pass a :class:`StepMemo` to keep a step's answer by the digest of what it is made from (the same
 digest, the same answer); the web app keeps them in its cache.
 """
@@ -160,4 +161,36 @@ def quality_figures(sidecar: dict[str, Any], events: Mapping[str, str], hed_vers
     return {"figures": asdict(figures), "preview": [asdict(row) for row in preview]}
 
 
-__all__ = ["StepMemo", "TaskResult", "inputs_digest", "quality_figures", "sidecar_for_task"]
+class _Kept(logging.Handler):
+    """A worker's log records, made plain to travel back to the caller (message formatted, no live objects)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        record.msg, record.args = record.getMessage(), None
+        if record.exc_info:
+            record.exc_text, record.exc_info = logging.Formatter().formatException(record.exc_info), None
+        self.records.append(record)
+
+
+def in_worker(level: int, *args: Any, **kwargs: Any) -> tuple[TaskResult, list[logging.LogRecord]]:
+    """:func:`sidecar_for_task` in a process pool's worker, with this package's log records at the caller's
+    *level* kept and handed back (a worker has none of the server's log handlers, or a forked copy of them
+    writing beside the server's): the caller logs them as its own, each with the worker's process id."""
+    package = logging.getLogger("bidsdata")
+    kept, saved = _Kept(), (package.level, package.propagate)
+    package.setLevel(level)
+    package.propagate = False
+    package.addHandler(kept)
+    try:
+        return sidecar_for_task(*args, **kwargs), kept.records
+    finally:
+        package.removeHandler(kept)
+        package.setLevel(saved[0])
+        package.propagate = saved[1]
+
+
+__all__ = ["StepMemo", "TaskResult", "in_worker", "inputs_digest", "issues_digest", "quality_figures",
+           "sidecar_for_task"]

@@ -269,9 +269,13 @@ def _die_with_parent() -> None:
 
 WORKER_NICENESS = 5
 """Validation is background work: its processes yield the cores to the server's pages and runs."""
+_in_worker = False
+"""Set in each shared-pool worker (a whole pipeline may run there): it validates its files itself, no pool."""
 
 
 def _start_worker() -> None:
+    global _in_worker
+    _in_worker = True
     _die_with_parent()
     with contextlib.suppress(OSError):  # not permitted here: run at the parent's priority
         os.nice(WORKER_NICENESS)
@@ -364,7 +368,8 @@ def validate_events(sidecar: dict[str, Any], events: Mapping[str, str], hed_vers
 
     *sidecar* must validate alone without errors (see the module's notes). With *cache*, a file whose
     (sidecar, schema, path, text) was validated before is not validated again. *workers* overrides the
-    number of processes (1: this process only); by default every available core when the work is enough.
+    number of processes (1: this process only); by default every available core when the work is enough (in
+    a shared-pool worker, always that worker alone).
     """
     digest = sidecar_digest(sidecar, name=name, include_warnings=include_warnings)
     keys: dict[str, str] = {}
@@ -383,7 +388,7 @@ def validate_events(sidecar: dict[str, Any], events: Mapping[str, str], hed_vers
 
     if todo:
         method = start_method()
-        count = plan_workers(len(todo), sum(len(text) for _, text in todo), workers, method)
+        count = 1 if _in_worker else plan_workers(len(todo), sum(len(text) for _, text in todo), workers, method)
         logger.info("validating %d events file(s) (%d already validated) in %d process(es)%s",
                     len(todo), len(done), count, f" ({method})" if count > 1 else "")
         if count > 1:

@@ -22,7 +22,7 @@ from django_tasks import task as background_task
 from annotations.datasets.computations import once
 from annotations.datasets.leases import ask_task, heartbeat, release_task, renew_task
 from annotations.datasets.selectors import LevelState, level_states, project_files, validation_version
-from annotations.datasets.sidecars import TaskSidecar, task_digest, task_events, task_sidecar
+from annotations.datasets.sidecars import TaskSidecar, sidecar_key, task_digest, task_events, task_sidecar
 from annotations.models import DatasetProject, DatasetTask, SidecarResult
 from annotations.runs.broadcasts import broadcast_progress
 from bidsdata import quality as hed_quality
@@ -97,8 +97,8 @@ def _loaded(task: DatasetTask, row: SidecarResult, states: list[LevelState], *, 
 
 def refresh_sidecar(project: DatasetProject, task: DatasetTask, *, states: list[LevelState] | None = None,
                     files: DatasetFiles | None = None) -> TaskSidecar:
-    """Compose and validate *task*'s sidecar now and store it (the job, the command line, the background task,
-    a download).
+    """Compose and validate *task*'s sidecar now, in a worker of the shared validation pool, and store it (the
+    job, the command line, the background task, a download).
 
     One computation per (task, digest) at a time (:func:`.computations.once`): concurrent askers in this
     process share it, another process waits for the stored row rather than computing it again.
@@ -113,8 +113,11 @@ def refresh_sidecar(project: DatasetProject, task: DatasetTask, *, states: list[
     def compute() -> TaskSidecar:
         configure_pool(getattr(settings, "HEDIT_VALIDATION_WORKERS", 0))  # the setting, before any pool starts
         found = project_files(project) if files is None else files
-        result = task_sidecar(project, task, states=states, files=found)
-        result.checked = _checked(project, task, result, found)
+        # In a worker of the shared pool: composing, validating and the figures never hold this server's GIL.
+        result = task_sidecar(project, task, states=states, files=found, quality_limits=quality_limits(),
+                              in_pool=True)
+        if result.checked_for != sidecar_key(result.sidecar):  # changed after its figures (a task_sidecar wrapper)
+            result.checked = _checked(project, task, result, found)
         _store(result, digest)
         return result
 

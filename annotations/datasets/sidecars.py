@@ -2,14 +2,19 @@
 
 Composing, building, validating and keeping the floor are :func:`bidsdata.pipeline.sidecar_for_task`'s
 work; this module feeds it what the database holds (the inventory with the user's edits, the levels'
-annotations, the events files), keeps its steps' answers in the cache by digest, and maps the result back to
-the project's levels so pages can link each issue to the level that fixes it.
+annotations, the events files), keeps its steps' answers in the cache by digest, runs it in a worker of the
+shared validation pool when asked (:func:`pipeline_in_pool`: the stored results' computations), and maps the
+result back to the project's levels so pages can link each issue to the level that fixes it.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import hashlib
+import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -24,12 +29,13 @@ from bidsdata.composition.valid import valid_composition  # noqa: F401 - see REQ
 from bidsdata.context import TaskContext
 from bidsdata.inventory import ColumnInventory, EventsFileNote, LevelInventory, TaskInventory
 from bidsdata.issues import SidecarIssue
-from bidsdata.pipeline import TaskResult, inputs_digest, sidecar_for_task
+from bidsdata.pipeline import TaskResult, in_worker, inputs_digest, issues_digest, sidecar_for_task
 from bidsdata.sidecar import (
     MissingAnnotation,
     sidecar_to_spreadsheet,
     validate_sidecar,  # noqa: F401 - see REQUEST_GUARDS
 )
+from bidsdata.validation import drop_pool, shared_pool
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +60,8 @@ class TaskSidecar:
     validated, or nothing."""
     checked: dict[str, Any] = field(default_factory=dict)
     """hedtools' event checks of the rows, stored with the result (:func:`.results.stored_quality`)."""
+    checked_for: str = ""
+    """:func:`sidecar_key` of the sidecar :attr:`checked` was computed on (empty when not computed here)."""
 
     @property
     def errors(self) -> list[SidecarIssue]:
@@ -163,20 +171,67 @@ class TaskCache:
 
 
 def task_sidecar(project: DatasetProject, task: DatasetTask, *, validate: bool = True,
-                 states: list[LevelState] | None = None, files: DatasetFiles | None = None) -> TaskSidecar:
-    """*task*'s sidecar from the levels' current annotations, validated with every events file
-    (:func:`bidsdata.pipeline.sidecar_for_task`)."""
+                 states: list[LevelState] | None = None, files: DatasetFiles | None = None,
+                 quality_limits: Mapping[str, int] | None = None, in_pool: bool = False) -> TaskSidecar:
+    """*task*'s sidecar from the levels' current annotations, validated with every events file, with the
+    quality figures when *quality_limits* are given (:func:`bidsdata.pipeline.sidecar_for_task`); *in_pool*:
+    computed in a worker of the shared validation pool (:func:`pipeline_in_pool`)."""
     states = level_states(project, task=task.name) if states is None else states
     mine = [s for s in states if s.level.column.task_id == task.pk]
-    done = sidecar_for_task(task_inventory(task), _annotations(task, mine), task_events(project, task, files),
-                            validation_version(project), validate=validate, memo=TaskCache(project.pk, task.pk))
+    args = (task_inventory(task), _annotations(task, mine), task_events(project, task, files),
+            validation_version(project))
+    run = pipeline_in_pool if in_pool else sidecar_for_task
+    done = run(*args, memo=TaskCache(project.pk, task.pk), validate=validate, quality_limits=quality_limits)
     return from_result(task, done, mine)
+
+
+def pipeline_in_pool(*args: Any, memo: TaskCache, validate: bool, quality_limits: Mapping[str, int] | None
+                     ) -> TaskResult:
+    """:func:`bidsdata.pipeline.sidecar_for_task` in one worker of this process's shared validation pool.
+
+    Composing, validating and checking a task's rows hold a core (and, in this process, the GIL that every
+    page of the server needs) for seconds to minutes; in a pool worker (bounded, niced) they leave the
+    server's pages alone, and the worker validates the files itself. Its log records are logged here. The
+    cache's step answers cannot cross processes: the worker computes without them and its answers are kept
+    in the cache afterwards. A broken or unavailable pool: computed here, as before the pool existed.
+    """
+    def here(exc: BaseException, pool: concurrent.futures.ProcessPoolExecutor | None) -> TaskResult:
+        if isinstance(exc, BrokenProcessPool) and pool is not None:
+            drop_pool(pool)  # the next call starts a new one
+        logger.warning("the validation pool could not compute the sidecar (%r); computing it here", exc)
+        return sidecar_for_task(*args, memo=memo, validate=validate, quality_limits=quality_limits)
+
+    level, pool = logging.getLogger("bidsdata").getEffectiveLevel(), None
+    try:
+        pool, _ = shared_pool()
+        future = pool.submit(in_worker, level, *args, validate=validate, quality_limits=quality_limits)
+    except (OSError, RuntimeError) as exc:  # broken (RuntimeError's kind), shut down meanwhile, or no processes
+        return here(exc, pool)
+    try:
+        done, records = future.result()
+    except (BrokenProcessPool, concurrent.futures.CancelledError) as exc:  # a worker killed, the pool replaced
+        return here(exc, pool)
+    for record in records:
+        named = logging.getLogger(record.name)
+        if named.isEnabledFor(record.levelno):
+            named.handle(record)
+    inventory, annotations, _, hed_version = args
+    memo.remember("composed", inputs_digest(inventory, annotations, hed_version), lambda: done.composition)
+    if validate:
+        memo.remember("issues", issues_digest(done.sidecar, hed_version), lambda: done.issues)
+    return done
+
+
+def sidecar_key(sidecar: dict[str, Any]) -> str:
+    """A sidecar's content as a digest: tells whether quality figures were computed on this very sidecar."""
+    return hashlib.sha256(json.dumps(sidecar, sort_keys=True).encode("utf-8")).hexdigest()
 
 
 def from_result(task: DatasetTask, done: TaskResult, states: list[LevelState]) -> TaskSidecar:
     """The pipeline's result as the pages read it, with the task's levels' states."""
     return TaskSidecar(task=task, sidecar=done.sidecar, missing=done.missing, issues=done.issues, states=states,
-                       dropped=done.dropped, composition=done.composition, checked=done.checked)
+                       dropped=done.dropped, composition=done.composition, checked=done.checked,
+                       checked_for=sidecar_key(done.sidecar) if done.checked else "")
 
 
 def task_digest(project: DatasetProject, task: DatasetTask, states: list[LevelState]) -> str:
