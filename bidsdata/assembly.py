@@ -74,21 +74,27 @@ def column_order(columns: Iterable[str]) -> list[str]:
     return ([first] if first else []) + [c for c in names if c != first]
 
 
-def _events(events: Mapping[str, str]) -> Iterable[list[dict[str, str]]]:
-    """The rows hedtools assembles into one event: those of a file with the same onset, in file order."""
-    for text in events.values():
-        yield from tsv.by_onset(tsv.records(text))
+Events = list[list[dict[str, str]]]
+"""Each assembled event's rows (:func:`assembled_events`)."""
+
+
+def assembled_events(events: Mapping[str, str]) -> Events:
+    """The rows hedtools assembles into one event: those of a file with the same onset, in file order.
+
+    Read once per public call here (through :func:`.tsv.read`, the one events reader) and handed to every
+    check, which only reads them."""
+    return [group for text in events.values() for group in tsv.by_onset(tsv.read(text))]
 
 
 Forms = dict[tuple[str, str], list[str]]
 
 
-def _repeats(forms: Forms, templates: Mapping[str, str], order: list[str], events: Mapping[str, str],
+def _repeats(forms: Forms, templates: Mapping[str, str], order: list[str], grouped: Events,
              ) -> tuple[dict[tuple[str, str], set[str]], set[tuple[str, str]]]:
     """Items each level repeats from an earlier column of the same event; levels that occur twice at one onset."""
     drops: dict[tuple[str, str], set[str]] = {}
     twice: set[tuple[str, str]] = set()
-    for rows in _events(events):
+    for rows in grouped:
         seen: dict[str, tuple[str, str | None]] = {}  # item -> the (column, level) that gave it first
         for row in rows:
             for column in order:
@@ -119,19 +125,20 @@ def drop_repeated(annotations: Mapping[str, Mapping[str, str] | str], events: Ma
     tags (see :func:`single_event_type`).
     """
     columns = list(columns)
-    annotations, notes = usable_templates(annotations, events)
-    annotations, typed = single_event_type(annotations, events, columns, schema_version)
+    grouped = assembled_events(events)
+    annotations, notes = _usable_templates(annotations, grouped)
+    annotations, typed = _single_event_type(annotations, grouped, columns, schema_version)
     notes += typed
     order = [c for c in column_order(columns) if c in annotations]
     templates = {c: t for c, t in annotations.items() if isinstance(t, str)}
     items: Forms = {(c, lv): top_level_items(h) for c in order if isinstance(annotations[c], Mapping)
                     for lv, h in annotations[c].items()}
-    drops, twice = _repeats(items, templates, order, events)
+    drops, twice = _repeats(items, templates, order, grouped)
     forms = dict(items)
     for key in drops:
         if key not in twice and len(items[key]) > 1:
             forms[key] = ["(" + ", ".join(items[key]) + ")"]
-    still, _ = _repeats(forms, templates, order, events)
+    still, _ = _repeats(forms, templates, order, grouped)
     changed = set(drops) | twice
     if not changed:
         return dict(annotations), notes
@@ -165,9 +172,14 @@ def drop_repeated(annotations: Mapping[str, Mapping[str, str] | str], events: Ma
 def usable_templates(annotations: Mapping[str, Mapping[str, str] | str],
                       events: Mapping[str, str]) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
     """Leave out the templates no row can carry: values HED cannot hold, or one value twice at one onset."""
+    return _usable_templates(annotations, assembled_events(events))
+
+
+def _usable_templates(annotations: Mapping[str, Mapping[str, str] | str],
+                      grouped: Events) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
     templates = {c: t for c, t in annotations.items() if isinstance(t, str)}
     reasons: dict[str, str] = {}
-    for rows in _events(events):
+    for rows in grouped:
         seen: set[tuple[str, str]] = set()
         for row in rows:
             for column in templates:
@@ -247,6 +259,12 @@ def single_event_type(annotations: Mapping[str, Mapping[str, str] | str], events
     A level covered on every event where it appears loses its event-type tags; the rest of its HED stays
     (a level left with nothing is left out, as repeating its row). Templates are never changed.
     """
+    return _single_event_type(annotations, assembled_events(events), columns, schema_version)
+
+
+def _single_event_type(annotations: Mapping[str, Mapping[str, str] | str], grouped: Events,
+                       columns: Iterable[str], schema_version: str | list[str] | None,
+                       ) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
     order = [c for c in column_order(columns) if c in annotations]
     order += [c for c in annotations if c not in order]
     hed_of = {(c, lv): h for c in order if isinstance(annotations[c], Mapping)
@@ -255,7 +273,7 @@ def single_event_type(annotations: Mapping[str, Mapping[str, str] | str], events
         return dict(annotations), []
     typing = _Typing.of(order, hed_of, {c: t for c, t in annotations.items() if isinstance(t, str)},
                         schema_version)
-    stripped = _covered_everywhere(events, order, typing)
+    stripped = _covered_everywhere(grouped, order, typing)
     if not stripped:
         return dict(annotations), []
     return _without_own_types(annotations, hed_of, stripped, schema_version)
@@ -307,10 +325,10 @@ class _Typing:
         return present, givers
 
 
-def _covered_everywhere(events: Mapping[str, str], order: list[str], typing: _Typing) -> set[tuple[str, str]]:
+def _covered_everywhere(grouped: Events, order: list[str], typing: _Typing) -> set[tuple[str, str]]:
     """The typed levels whose every event gets its type from another column."""
     covered: dict[tuple[str, str], bool] = {}  # level -> covered on every event where it appears so far
-    for rows in _events(events):
+    for rows in grouped:
         present, givers = typing.typed_on(rows, order)
         if not present:
             continue

@@ -10,8 +10,10 @@ without copying it, so memory stays near the size of the text itself whatever th
 from __future__ import annotations
 
 import itertools
+import logging
 import math
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -19,6 +21,8 @@ from operator import itemgetter
 from bidsdata.errors import DatasetError
 from bidsdata.limits import LimitExceeded, UploadLimits
 from bidsdata.numbers import is_number
+
+logger = logging.getLogger(__name__)
 
 SKIP_COLUMNS = ("onset", "duration", "sample", "HED", "HED_assembled")
 """Columns that never get HED per value: timing and sample positions, and HED columns themselves."""
@@ -158,6 +162,45 @@ def records(text: str) -> list[dict[str, str]]:
     return [dict(zip(header, cells, strict=True)) for cells in body]
 
 
+Rows = tuple[dict[str, str], ...]
+"""An events file's rows as :func:`read` shares them: read them, never change them."""
+READ_BUDGET = 4_000_000
+"""Characters of events text whose rows :func:`read` keeps. One task's files are read by several passes of one
+pipeline call (the composer, the assembly, the onset repeats); kept rows are several times their text's
+size, so the budget, not a count of files, bounds the memory."""
+_read_lock = threading.Lock()
+_read_rows: OrderedDict[str, Rows] = OrderedDict()  # text -> its rows, least recently read first
+_read_size = 0
+
+
+def read(text: str) -> Rows:
+    """The rows of :func:`records`, parsed once while *text* is among the last :data:`READ_BUDGET` characters
+    read: the passes of one pipeline call over the same files share one parse.
+
+    The rows are shared by every caller that reads the same text, so no caller may change them (a tuple, so
+    none can add or drop one); :func:`records` gives a list of one's own. A text over the budget is parsed
+    every time and not kept.
+    """
+    global _read_size
+    with _read_lock:
+        found = _read_rows.get(text)
+        if found is not None:
+            _read_rows.move_to_end(text)
+            return found
+    parsed: Rows = tuple(records(text))
+    if len(text) > READ_BUDGET:
+        logger.debug("events text of %d characters read without keeping its rows", len(text))
+        return parsed
+    with _read_lock:
+        if text not in _read_rows:  # another thread may have parsed it meanwhile: its rows are these
+            _read_rows[text] = parsed
+            _read_size += len(text)
+            while _read_size > READ_BUDGET:
+                oldest, _ = _read_rows.popitem(last=False)
+                _read_size -= len(oldest)
+    return parsed
+
+
 def is_na(cell: str | None) -> bool:
     """Whether hedtools reads *cell* as missing (only empty and ``n/a``; ``None``: the row has no such column)."""
     return cell is None or cell in NA_VALUES
@@ -205,7 +248,7 @@ def onset_groups(onsets: Sequence[str | None]) -> list[list[int]]:
     return list(groups.values())
 
 
-def by_onset(rows_: list[dict[str, str]]) -> list[list[dict[str, str]]]:
+def by_onset(rows_: Sequence[dict[str, str]]) -> list[list[dict[str, str]]]:
     """The rows hedtools merges into one event (:func:`onset_groups`), each group in file order."""
     return [[rows_[i] for i in group] for group in onset_groups([row.get("onset") for row in rows_])]
 

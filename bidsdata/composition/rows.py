@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bidsdata import tsv
@@ -13,13 +13,15 @@ NA = tsv.NA_VALUES
 
 @dataclass
 class EventRows:
-    """Every row of every events file (path -> rows), read once."""
+    """Every row of every events file (path -> rows), read once.
 
-    files: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    The rows are :func:`.tsv.read`'s, shared with the other passes over the same files: read, never changed."""
+
+    files: dict[str, Sequence[dict[str, str]]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, events: Mapping[str, str]) -> EventRows:
-        return cls({path: tsv.records(text) for path, text in events.items()})
+        return cls({path: tsv.read(text) for path, text in events.items()})
 
     def all(self) -> Iterator[dict[str, str]]:
         for rows in self.files.values():

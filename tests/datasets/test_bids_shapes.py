@@ -186,7 +186,7 @@ def test_one_reader_reads_cells_as_hedtools_does(text, expected):
 
 
 def test_the_composer_and_the_assembly_read_quotes_and_nan_as_levels():
-    from bidsdata.assembly import _events
+    from bidsdata.assembly import assembled_events
     from bidsdata.composition.rows import EventRows
 
     text = 'onset\tside\n1.0\t"left\n1.000\tNaN\n2\tN/A\n'
@@ -195,7 +195,7 @@ def test_the_composer_and_the_assembly_read_quotes_and_nan_as_levels():
     assert rows.present("side") == 3
     # 1.0 and 1.000 are one instant to hedtools: one event of two rows, then one of one.
     assert [len(group) for group in rows.by_onset()] == [2, 1]
-    assert [len(group) for group in _events({"e.tsv": text})] == [2, 1]
+    assert [len(group) for group in assembled_events({"e.tsv": text})] == [2, 1]
 
 
 @pytest.mark.parametrize("sidecar, named", [
