@@ -48,10 +48,23 @@ def names_event_type(name: str) -> bool:
     return EVENT_TYPE_NAME.search(name) is not None
 
 
+_SHORT_NOUNS = {"stim": "stimulus", "resp": "response"}
+
+
 def made_up_description(column: str, value: str) -> str:
-    """A level's description from the names alone: ``event_type``/``show_star`` -> "event type: show star"; a
-    number stays as written (``respcat``/``-1`` -> "respcat: -1", not "respcat: 1")."""
-    return f"{humanize(column)}: {value if is_number(value) else humanize(value)}"
+    """A level's description from the names alone, as English: a column naming the type of something reads its
+    level as a kind of that thing (``trial_type``/``go`` -> "go trial", ``stim_type``/``face`` -> "face
+    stimulus"), so the words the level and its column make together are read; other columns read
+    ``event_code``/``show_star`` -> "event code: show star". A number stays as written (``answer_code``/``-1`` ->
+    "answer code: -1", not "answer code: 1")."""
+    words = humanize(column).split()
+    if is_number(value):
+        return f"{' '.join(words)}: {value}"
+    level = humanize(value)
+    if len(words) == 2 and words[1] == "type":
+        noun = _SHORT_NOUNS.get(words[0], words[0])
+        return level if level.split()[-1:] == [noun] else f"{level} {noun}"
+    return f"{' '.join(words)}: {level}"
 
 
 def is_magnitude(name: str) -> bool:

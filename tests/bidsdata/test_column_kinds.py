@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bidsdata.archive import read_uploads
-from bidsdata.columns import detected_kind, is_magnitude
+from bidsdata.columns import detected_kind, is_magnitude, made_up_description
 from bidsdata.inventory import build_inventory
 
 
@@ -81,12 +81,13 @@ def test_detected_kinds(name, values, kind):
 
 def test_magnitude_names():
     assert is_magnitude("RT") and is_magnitude("stim_duration") and is_magnitude("losses")
-    assert not is_magnitude("value") and not is_magnitude("respnum") and not is_magnitude("network")
+    assert not is_magnitude("value") and not is_magnitude("key_code") and not is_magnitude("network")
 
 
 def test_a_made_up_description_keeps_a_numbers_sign():
-    task = _task("onset\tduration\trespcat\n1\tn/a\t-1\n2\tn/a\t1\n3\tn/a\t0\n")
-    assert [lv.description for lv in task.column("respcat").levels] == ["respcat: -1", "respcat: 1", "respcat: 0"]
+    task = _task("onset\tduration\tanswer_code\n1\tn/a\t-1\n2\tn/a\t1\n3\tn/a\t0\n")
+    assert [lv.description for lv in task.column("answer_code").levels] == [
+        "answer code: -1", "answer code: 1", "answer code: 0"]
 
 
 def test_marker_strings_are_categorical_when_bounded_and_file_names_stay_values():
@@ -106,3 +107,11 @@ def test_an_events_column_of_marker_strings_gets_levels_read_as_words():
     assert column.level("Trial Start: No.7").description == "Trial start, number 7."
     pressed = column.level("KeyA pressed")
     assert pressed.description == "Key a pressed." and pressed.needs_description
+
+
+def test_a_made_up_description_reads_a_type_columns_level_as_a_kind_of_its_thing():
+    assert made_up_description("trial_type", "go") == "go trial"
+    assert made_up_description("stim_type", "house_photo") == "house photo stimulus"
+    assert made_up_description("BlockType", "rest block") == "rest block"  # the noun is not said twice
+    assert made_up_description("trial_type", "2") == "trial type: 2"  # a bare number is no kind
+    assert made_up_description("event_code", "show_star") == "event code: show star"

@@ -116,7 +116,7 @@ def test_generated_descriptions_need_review():
     assert column.kind == "categorical"
     assert column.needs_description and column.description == "event type"
     assert [(lv.value, lv.count, lv.description, lv.needs_description) for lv in column.levels] == [
-        ("show_star", 2, "event type: show star", True)]
+        ("show_star", 2, "show star event", True)]
     assert inventory.hed_version is None
 
 
