@@ -103,6 +103,12 @@ ABBREVIATIONS = {"l": "left", "r": "right", "stim": "stimulus", "resp": "respons
                  "sub": "subject", "subj": "subject", "exp": "experiment", "base": "baseline", "cond": "condition",
                  "corr": "correct", "incorr": "incorrect", "img": "image", "pic": "picture", "snd": "sound",
                  "trl": "trial", "blk": "block"}
+# File extensions of stimulus files and the sense they are presented to (a column of ``.wav`` names is heard).
+MEDIA_EXTENSIONS = {
+    **dict.fromkeys((".wav", ".mp3", ".flac", ".ogg", ".aif", ".aiff", ".m4a"), "Auditory-presentation"),
+    **dict.fromkeys((".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".svg", ".webp", ".mp4", ".avi", ".mov",
+                     ".mkv", ".wmv", ".mpg", ".mpeg"), "Visual-presentation"),
+}
 # Unit spellings people write that the schema spells otherwise.
 UNIT_ABBREVIATIONS = {"msec": "ms", "msecs": "ms", "sec": "s", "secs": "s", "deg": "degree", "hz": "Hz", "khz": "kHz"}
 _EXPERIMENT_UNIT_CLASSES = ("timeUnits", "frequencyUnits", "angleUnits")

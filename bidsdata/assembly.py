@@ -257,7 +257,8 @@ def single_event_type(annotations: Mapping[str, Mapping[str, str] | str], events
     carries an event-type tag, the one whose levels most often carry one (ties: the event column first,
     then sidecar order). A level of another column that carries an event type is "covered" on that event.
     A level covered on every event where it appears loses its event-type tags; the rest of its HED stays
-    (a level left with nothing is left out, as repeating its row). Templates are never changed.
+    (a level left with nothing is left out, as repeating its row). On an event that a typed template (a
+    response's Delay group) already makes several events, no level is covered. Templates are never changed.
     """
     return _single_event_type(annotations, assembled_events(events), columns, schema_version)
 
@@ -333,8 +334,11 @@ def _covered_everywhere(grouped: Events, order: list[str], typing: _Typing) -> s
         if not present:
             continue
         giver = min(givers, key=typing.rank.__getitem__)
+        # A typed template beside the giver (a response's Delay group) makes this event several events anyway:
+        # hedtools then asks every top-level group for an event type, so no level here gives its own up.
+        several = len(givers & typing.template_typed - {giver}) > 0
         for key in present:
-            covered[key] = covered.get(key, True) and key[0] != giver
+            covered[key] = covered.get(key, True) and key[0] != giver and not several
     return {key for key, ok in covered.items() if ok}
 
 

@@ -180,7 +180,10 @@ class Composer(Wording):
                 obj.used = True
                 inner.append(obj.content())
             # The body part an action is done with belongs to the action: (Press, Key, Index-finger).
-            limb = next((u for u in units[units.index(v) + 1 :] if u.kind == "item" and not u.used
+            # Only up to the next action: "raised the left hand, the computer predicted the right hand".
+            after = units[units.index(v) + 1 :]
+            until = next((n for n, u in enumerate(after) if u.kind == "action"), len(after))
+            limb = next((u for u in after[:until] if u.kind == "item" and not u.used
                          and self._same_clause(v.last, u.first)
                          and self.vocab.is_under(u.tag, "Anatomical-item")), None)
             if limb is not None:

@@ -10,11 +10,14 @@ their base forms, so "pressed" is a press and "heard" is hearing.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
 
 from agents import conventions
 from agents.conventions import CUE, END, FEEDBACK, INSTRUCTION, RESPONSE, START, said, words
 
-__all__ = ["END", "NUMBER", "START", "action", "bound", "is_response", "modality", "stimulus_role", "words"]
+__all__ = ["END", "NUMBER", "START", "action", "bound", "is_response", "label_words", "media_senses", "modality",
+           "stimulus_role", "words"]
 
 NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
 _DEFAULT_SENSE = "Visual-presentation"
@@ -30,6 +33,31 @@ def modality(text_words: list[str], default: str = _DEFAULT_SENSE) -> str:
               for tag, listed in conventions.sense_words().items()}
     best = max(scores, key=lambda tag: (scores[tag], tag == _DEFAULT_SENSE))
     return best if scores[best] else default
+
+
+_LABEL_WORD = 5
+"""Shortest sense word looked for inside a task label ("ear" would be found in "yearly")."""
+
+
+def label_words(label: str) -> list[str]:
+    """The sense words inside a BIDS task label, whose letters run together by the standard
+    (``auditoryoddball`` -> ``auditory``): each known sense word of five letters or more found in it."""
+    text = label.lower()
+    every = frozenset().union(*conventions.sense_words().values())
+    return [w for w in sorted(every) if len(w) >= _LABEL_WORD and w in text]
+
+
+def media_senses(rows: Iterable[Mapping[str, str]]) -> Counter[str]:
+    """Sense -> how many distinct stimulus files of that kind the rows name (``a.wav`` is heard, ``b.png``
+    seen), by the file's extension (:data:`agents.conventions.MEDIA_EXTENSIONS`)."""
+    seen: dict[str, str] = {}
+    for row in rows:
+        for value in row.values():
+            if isinstance(value, str) and "." in value and value not in seen:
+                sense = conventions.MEDIA_EXTENSIONS.get(value[value.rfind("."):].lower())
+                if sense:
+                    seen[value] = sense
+    return Counter(seen.values())
 
 
 def _sensory(text_words: list[str]) -> int:

@@ -97,7 +97,7 @@ def repeats(annotations: Annotations, events: Mapping[str, str], order: list[str
     referenced = _referenced(annotations)
     top = [c for c in (order or list(annotations)) if c in annotations and c not in referenced]
     for path, text in events.items():
-        records = tsv.records(text)
+        records = tsv.read(text)
         index = {id(row): n for n, row in enumerate(records)}
         for rows in tsv.by_onset(records):
             if len(rows) < 2:

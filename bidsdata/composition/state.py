@@ -22,6 +22,9 @@ from bidsdata.composition.tags import Names, names
 from bidsdata.glossary import Glossary, readme_description
 from bidsdata.inventory import TaskInventory
 
+MEDIA_VOTES = 3
+"""Weight of each distinct stimulus file in the task's sense, against one per level's words."""
+
 Annotations = dict[str, Any]
 HedVersion = str | list[str] | None
 
@@ -117,6 +120,9 @@ class Draft:
         if context is not None:
             for text in (getattr(context, "task_description", ""), getattr(context, "readme", "")):
                 said[cues.modality(cues.words(text or ""), "")] += 1
+        said[cues.modality(cues.label_words(self.task.task), "")] += 1
+        # What the stimulus files are (sounds, pictures) outweighs what their names happen to say.
+        said.update({sense: MEDIA_VOTES * count for sense, count in cues.media_senses(self.rows.all()).items()})
         said.pop("", None)
         return said.most_common(1)[0][0] if said else "Visual-presentation"
 

@@ -120,3 +120,21 @@ def test_value_template_gives_an_event_type_but_is_never_changed():
     adjusted, _ = drop_repeated(annotations, {"a_events.tsv": events}, ["stim", "cue"])
     assert adjusted["stim"] == annotations["stim"]
     assert _levels(adjusted, "cue")["arrow"] == "Cue, Arrow"
+
+
+def test_a_level_keeps_its_event_type_where_a_response_delay_already_makes_several_events(tmp_path):
+    events = ("onset\tduration\tkind\toutcome\treaction_time\n"
+              "1.0\t0.5\tflash\twithheld\t0.42\n"
+              "3.0\t0.5\tflash\twithheld\t0.51\n"
+              "5.0\t0.5\tflash\tslipped\t0.47\n")
+    annotations = {
+        "kind": {"flash": "(Sensory-event, Experimental-stimulus, Visual-presentation, (Square, White))"},
+        "outcome": {"withheld": "(Agent-action, Participant-response, Halt)",
+                    "slipped": "(Agent-action, Participant-response, (Press, Incorrect-action))"},
+        "reaction_time": "(Delay/# s, (Agent-action, Participant-response, Press))",
+    }
+    adjusted, _ = drop_repeated(annotations, {"sub-01_task-x_events.tsv": events}, list(annotations))
+    # each row is a stimulus and a delayed response already: the outcome's group is an event of its own
+    assert _levels(adjusted, "outcome") == annotations["outcome"]
+    errors, checked = _assembled_issues(tmp_path, adjusted, events)
+    assert errors == [] and checked == [], "every top-level group of a row of several events has its type"

@@ -116,3 +116,15 @@ class TestConditionsAndResponses:
         found = tags("The blink suppression period starts.")
         assert "Inhibit-blinks" in found and "Blink" not in found
         assert "Inhibit-blinks" in tags("The participant should avoid blinking until the tone.")
+
+
+@pytest.mark.parametrize(("description", "first"), [
+    ("The participant raised the left hand and the tablet predicted the right hand.", "Lift"),
+    ("The participant pressed the key with the left thumb while the robot lifted its right thumb.", "Press"),
+])
+def test_a_body_part_after_a_second_action_is_not_the_first_actions(description, first):
+    groups = parse_groups(annotate_offline(description).annotation)
+    firsts = [g for g in groups if isinstance(g, list) and first in flat(g)]
+    assert firsts, groups
+    assert all(len([t for t in flat(g) if t in {"Thumb", "Hand"}]) == 1 for g in firsts), \
+        f"one limb in the {first} group, the other belongs to the action that follows: {groups}"

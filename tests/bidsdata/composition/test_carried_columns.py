@@ -52,3 +52,20 @@ def test_a_stray_row_without_an_event_does_not_keep_a_column_out_of_its_event():
     assert nestable("contrast", "stim", HOLDERS, _rows(0), known)
     assert nestable("contrast", "stim", HOLDERS, _rows(1), known), "one row in a hundred without its event type"
     assert not nestable("contrast", "stim", HOLDERS, _rows(10), known), "a tenth of the rows is no stray"
+
+
+def test_a_code_column_said_only_by_names_is_asked_about_despite_a_stray_row():
+    """Codes 0/1 annotated alike are told apart only by their names: asked about, even where one row of a
+    hundred was logged without the main event's type (it then has no event of its own to lose)."""
+    lines = "".join(f"{i}.0\t0.5\t{'n/a' if i == 0 else ('tone' if i % 2 else 'flash')}\t{i % 2}\t0.{i + 10}\n"
+                    for i in range(100))
+    events = "onset\tduration\tevent_type\tflag\treaction_time\n" + lines
+    annotations = {"event_type": {"tone": "Sensory-event, Experimental-stimulus, Auditory-presentation, Tone",
+                                  "flash": "Sensory-event, Experimental-stimulus, Visual-presentation, Square"},
+                   "flag": {"0": "(Agent-action, Participant-response, Halt)",
+                            "1": "(Agent-action, Participant-response, Halt)"},
+                   "reaction_time": "(Delay/# s, (Agent-action, Participant-response, Press))"}
+    sidecar, composition = composed_sidecar(task_of(events), annotations, events)
+    assert "HED" not in sidecar.get("flag", {}), sidecar.get("flag")
+    assert {(n.column, n.level) for n in composition.notes if "told apart only by their names" in n.reason} \
+        == {("flag", "0"), ("flag", "1")}
