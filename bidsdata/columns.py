@@ -55,7 +55,7 @@ def made_up_description(column: str, value: str) -> str:
     """A level's description from the names alone, as English: a column naming the type of something reads its
     level as a kind of that thing (``trial_type``/``go`` -> "go trial", ``stim_type``/``face`` -> "face
     stimulus"), so the words the level and its column make together are read; other columns read
-    ``event_code``/``show_star`` -> "event code: show star". A number stays as written (``answer_code``/``-1`` ->
+    ``block_mode``/``fast_pace`` -> "block mode: fast pace". A number stays as written (``answer_code``/``-1`` ->
     "answer code: -1", not "answer code: 1")."""
     words = humanize(column).split()
     if is_number(value):

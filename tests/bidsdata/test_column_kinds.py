@@ -114,4 +114,4 @@ def test_a_made_up_description_reads_a_type_columns_level_as_a_kind_of_its_thing
     assert made_up_description("stim_type", "house_photo") == "house photo stimulus"
     assert made_up_description("BlockType", "rest block") == "rest block"  # the noun is not said twice
     assert made_up_description("trial_type", "2") == "trial type: 2"  # a bare number is no kind
-    assert made_up_description("event_code", "show_star") == "event code: show star"
+    assert made_up_description("block_mode", "fast_pace") == "block mode: fast pace"
