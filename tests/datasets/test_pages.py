@@ -90,7 +90,9 @@ def test_sidecar_page_lists_issues_with_links_and_downloads(client, user, projec
     assert 'id="sidecar-validating"' in client.get(f"/datasets/{project.pk}/tasks/faces/sidecar/").content.decode()
     refresh_project(project)  # what the job (or the background task the page asked for) does
     page = client.get(f"/datasets/{project.pk}/tasks/faces/sidecar/").content.decode()
-    assert 'id="sidecar-invalid"' in page and "MISSING_HED" in page and "Fix this level" in page
+    assert 'id="sidecar-awaiting"' in page and "MISSING_HED" in page and "Fix this level" in page
+    # hedtools accepts it: levels without HED make it incomplete, never "not valid" (the task card's verdict)
+    assert "Not valid yet" not in page and "without HED yet" in page
     body = client.get(f"/datasets/{project.pk}/tasks/faces/sidecar/?format=json")
     assert body["Content-Disposition"].endswith('"task-faces_events.json"')
     assert json.loads(body.content)["event_type"]["Levels"]["press"]
