@@ -36,6 +36,17 @@ def _answers_settled():
 
 
 @pytest.fixture(autouse=True)
+def _background_settled():
+    """Work a page queued on the runs' thread pool (a sidecar validated in the background) may outlive its
+    test's last line; let it end (bounded) before the database is emptied: a flush waiting on its row locks
+    deadlocks on PostgreSQL."""
+    yield
+    from annotations.runs.backends import ThreadPoolBackend
+
+    ThreadPoolBackend.settle_all(timeout=20)
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Rate limits count in the cache, keyed by user id; ids repeat across tests, so each starts clean."""
     from django.core.cache import cache

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from concurrent.futures import Future, ThreadPoolExecutor
+import weakref
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from inspect import iscoroutinefunction
-from typing import Any
+from typing import Any, ClassVar
 
 from django.db import close_old_connections
 from django_tasks.backends.base import BaseTaskBackend
@@ -28,6 +29,7 @@ class ThreadPoolBackend(BaseTaskBackend):
     """
 
     supports_async_task = True
+    _instances: ClassVar[weakref.WeakSet[ThreadPoolBackend]] = weakref.WeakSet()
 
     def __init__(self, alias: str, params: dict[str, Any]) -> None:
         super().__init__(alias, params)
@@ -36,6 +38,8 @@ class ThreadPoolBackend(BaseTaskBackend):
         # Runs on the server loop take turns too (created on that loop at first use): a burst of runs
         # must queue rather than all share the process at once and starve the pages and sockets.
         self._turns: asyncio.Semaphore | None = None
+        self._pending: set[Future] = set()
+        ThreadPoolBackend._instances.add(self)
 
     async def _take_turn(self, coroutine: Any) -> Any:
         if self._turns is None:
@@ -57,7 +61,19 @@ class ThreadPoolBackend(BaseTaskBackend):
         else:
             future = self._pool.submit(self._run_in_thread, task, args, kwargs)
         future.add_done_callback(self._log_failure)
+        self._pending.add(future)
+        future.add_done_callback(self._pending.discard)
         return result
+
+    def settle(self, timeout: float) -> bool:
+        """Wait (at most *timeout* seconds) for the work this backend started; whether all of it ended."""
+        _, running = wait(list(self._pending), timeout=timeout)
+        return not running
+
+    @classmethod
+    def settle_all(cls, timeout: float) -> bool:
+        """:meth:`settle` every backend of this process (a stopping server, a test ending its database)."""
+        return all([backend.settle(timeout) for backend in list(cls._instances)])
 
     @staticmethod
     def _run_in_thread(task: Task, args: Any, kwargs: Any) -> Any:
