@@ -21,6 +21,7 @@ import copy
 import logging
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -141,6 +142,19 @@ def entities(path: str) -> dict[str, str]:
         if m:
             found[m.group(1)] = m.group(2)
     return found
+
+
+_FILE_NUMBERS = ("run", "ses")
+
+
+def repeats_file_entity(counts: Mapping[str, int], found: Mapping[str, str]) -> bool:
+    """Whether a column holds one value in a file, and that value is the file's run (or session) number as its
+    name gives it (``run-02`` and ``2``): the column repeats the file name, bookkeeping, never a condition."""
+    if len(counts) != 1:
+        return False
+    value = next(iter(counts))
+    numbers = [found[e] for e in _FILE_NUMBERS if e in found]
+    return any(value == n or (value.isdigit() and n.isdigit() and int(value) == int(n)) for n in numbers)
 
 
 def check_hed_version(version: str | list[str]) -> None:
@@ -276,6 +290,8 @@ def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_exi
     overflow: dict[str, bool] = {}
     samples: dict[str, list[str]] = {}
     counter: dict[str, tuple[bool, int]] = {}  # counts up by one in every file; the longest such run
+    file_named: dict[str, bool] = {}  # in every file one value, that file's run (or session) number
+    file_values: dict[str, set[str]] = {}  # those values, which must differ between files to tell anything
     notes: list[EventsFileNote] = []
     for path in paths:
         scan = files.scan(path, limits)
@@ -285,6 +301,7 @@ def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_exi
             if name not in names:
                 names.append(name)
                 counts[name], overflow[name], samples[name], counter[name] = Counter(), False, [], (True, 0)
+                file_named[name], file_values[name] = True, set()
             found = scan.columns.get(name)
             if found is None:
                 continue
@@ -292,13 +309,15 @@ def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_exi
             overflow[name] = overflow[name] or found.overflow or len(counts[name]) > limits.max_distinct_values
             samples[name] += [v for v in scan.samples(name) if v not in samples[name]][:50 - len(samples[name])]
             counter[name] = (counter[name][0] and found.counter, max(counter[name][1], found.counted))
+            file_named[name] = file_named[name] and repeats_file_entity(found.counts, entities(path))
+            file_values[name].update(found.counts)
     columns = []
     total_levels = 0
     for name in names:
         entry = original.get(name) if isinstance(original.get(name), dict) else {}
         counts_up = counter[name][0] and counter[name][1] >= MIN_COUNTER_VALUES
         column = _column(name, counts[name], overflow[name], samples[name], entry, use_hed=not ignore_existing_hed,
-                         counter=counts_up)
+                         counter=counts_up or (file_named[name] and len(file_values[name]) > 1))
         total_levels += len(column.levels)
         if total_levels > limits.max_levels_per_task:
             raise LimitExceeded(f"task {task} has over {limits.max_levels_per_task:,} levels", "max_levels_per_task",

@@ -8,7 +8,7 @@ import pytest
 
 from bidsdata.archive import read_uploads
 from bidsdata.columns import detected_kind, is_magnitude, made_up_description
-from bidsdata.inventory import build_inventory
+from bidsdata.inventory import TaskInventory, build_inventory
 
 
 def _task(tsv: str, sidecar: dict | None = None, *, files: int = 1):
@@ -115,3 +115,19 @@ def test_a_made_up_description_reads_a_type_columns_level_as_a_kind_of_its_thing
     assert made_up_description("BlockType", "rest block") == "rest block"  # the noun is not said twice
     assert made_up_description("trial_type", "2") == "trial type: 2"  # a bare number is no kind
     assert made_up_description("block_mode", "fast_pace") == "block mode: fast pace"
+
+
+def _runs(values: dict[int, str], column: str = "run_no") -> TaskInventory:
+    uploads = [(f"sub-01_task-a_run-0{run}_events.tsv",
+                f"onset\tduration\ttrial_type\t{column}\n1.0\t0.5\tgo\t{v}\n2.0\t0.5\tstop\t{v}\n".encode())
+               for run, v in values.items()]
+    return build_inventory(read_uploads(uploads)).tasks[0]
+
+
+def test_a_column_repeating_each_files_run_number_is_bookkeeping():
+    assert _runs({1: "1", 2: "2", 3: "3"}).column("run_no").kind == "skip"
+    assert _runs({1: "01", 2: "02"}).column("run_no").kind == "skip"  # as the file name writes it
+    # not the run number in some file: a value of the design (a set of stimuli, a difficulty)
+    assert _runs({1: "3", 2: "1", 3: "2"}).column("run_no").kind == "categorical"
+    # one run number in all: nothing tells it from a condition that happens to be 1
+    assert _runs({1: "1"}).column("run_no").kind == "categorical"
