@@ -25,24 +25,14 @@ from annotations.models import ColumnKind, DatasetProject, DatasetTask
 from bidsdata.archive import DatasetFiles
 from bidsdata.assembly import DroppedTags
 from bidsdata.composition import Composition
-from bidsdata.composition.valid import valid_composition  # noqa: F401 - see REQUEST_GUARDS
 from bidsdata.context import TaskContext
 from bidsdata.inventory import ColumnInventory, EventsFileNote, LevelInventory, TaskInventory
 from bidsdata.issues import SidecarIssue
 from bidsdata.pipeline import TaskResult, in_worker, inputs_digest, issues_digest, sidecar_for_task
-from bidsdata.sidecar import (
-    MissingAnnotation,
-    sidecar_to_spreadsheet,
-    validate_sidecar,  # noqa: F401 - see REQUEST_GUARDS
-)
+from bidsdata.sidecar import MissingAnnotation, sidecar_to_spreadsheet
 from bidsdata.validation import drop_pool, shared_pool
 
 logger = logging.getLogger(__name__)
-
-REQUEST_GUARDS = ("valid_composition", "validate_sidecar")
-"""Named here though the pipeline calls them: pages never compose nor validate (they read stored results,
-:mod:`.results`), and tests stand these names in with a refusal to show it."""
-
 
 @dataclass
 class TaskSidecar:

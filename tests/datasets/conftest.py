@@ -7,6 +7,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from bidsdata import validation
 from bidsdata.archive import DatasetFiles, read_uploads
 
 EVENTS = (
@@ -43,3 +44,12 @@ def small_files() -> DatasetFiles:
 def small_uploads() -> list[SimpleUploadedFile]:
     return [SimpleUploadedFile("sub-01_task-faces_run-1_events.tsv", EVENTS.encode()),
             SimpleUploadedFile("task-faces_events.json", json.dumps(SIDECAR).encode())]
+
+
+@pytest.fixture
+def fresh_pool():
+    """Each test starts and ends with no shared validation pool and no configured size."""
+    validation.configure_pool(None)
+    yield
+    validation.configure_pool(None)
+    validation.drop_pool()

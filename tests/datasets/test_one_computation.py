@@ -21,15 +21,6 @@ WAIT = 60.0
 HED = "Sensory-event, Experimental-stimulus, Visual-presentation"
 
 
-@pytest.fixture
-def fresh_pool():
-    """Each test starts and ends with no shared pool and no configured size."""
-    validation.configure_pool(None)
-    yield
-    validation.configure_pool(None)
-    validation.drop_pool()
-
-
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_askers_of_one_digest_share_one_computation(user, small_files, monkeypatch, settings, fresh_pool):
     settings.HEDIT_VALIDATION_WORKERS = 3

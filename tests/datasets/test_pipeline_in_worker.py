@@ -21,14 +21,6 @@ HED = "Sensory-event, Experimental-stimulus, Visual-presentation"
 
 
 @pytest.fixture
-def fresh_pool():
-    validation.configure_pool(None)
-    yield
-    validation.configure_pool(None)
-    validation.drop_pool()
-
-
-@pytest.fixture
 def annotated(user, small_files):
     project = services.import_dataset(user=user, files=small_files, name="tiny")
     for session in services.create_level_sessions(project, list(DatasetLevel.objects.all()), user=user):

@@ -38,7 +38,7 @@ def no_hedtools(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("hedtools ran inside the request")
 
-    for module, name in ((results, "task_sidecar"), (sidecars, "validate_sidecar"), (sidecars, "valid_composition"),
+    for module, name in ((results, "task_sidecar"), (sidecars, "sidecar_for_task"), (sidecars, "pipeline_in_pool"),
                          (results.hed_quality, "quality"), (results.hed_quality, "row_preview")):
         monkeypatch.setattr(module, name, refuse)
 
