@@ -286,6 +286,13 @@ _cache: dict[str, Vocabulary] = {}
 _lock = threading.Lock()
 
 
+def clear_cache() -> None:
+    """Forget the vocabularies built: the next :func:`get_vocabulary` of each version builds it again (for tests
+    that watch where and how often one is built)."""
+    with _lock:
+        _cache.clear()
+
+
 def get_vocabulary(version: str | list[str] = DEFAULT_SCHEMA_VERSION) -> Vocabulary:
     """The vocabulary of *version* (a HEDVersion, libraries included), built once per process and shared."""
     version = check_version(version)

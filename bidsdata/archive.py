@@ -4,7 +4,7 @@ An upload is a zip (the dataset at its root or inside one top folder), a folder 
 ``(filename, bytes)`` pairs (single files from a form). Everything is checked before it is trusted, and
 every cost is capped by :class:`~.limits.UploadLimits` before the work that would pay it: the archive's
 size, entry count and overall expansion are checked from its directory before anything is inflated;
-member names (no escaping the root, no control characters or quotes, no duplicates), symlinks, text
+member names (:mod:`.members`: no escaping the root, no control characters or quotes, no duplicates), symlinks, text
 encoding, JSON syntax and depth, and TSV shape as hedtools reads it. Each refusal is one
 :class:`DatasetError` whose message names the problem and the file.
 
@@ -25,19 +25,26 @@ import io
 import json
 import logging
 import os
-import posixpath
-import re
-import stat
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import IO, Any
 
 from bidsdata import tsv
 from bidsdata.errors import DatasetError
 from bidsdata.jsontext import json_depth
 from bidsdata.limits import LimitExceeded, UploadLimits
+from bidsdata.members import (
+    EVENTS_JSON_SUFFIX,
+    EVENTS_TSV_SUFFIX,
+    IGNORED_PARTS,
+    README_NAMES,
+    check_member_name,
+    is_context,
+    is_relevant,
+    is_symlink,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -45,17 +52,8 @@ RATIO_MIN_BYTES = 1024 * 1024
 """An entry (or a whole archive) expanding to less than this is not ratio-checked: small text compresses
 very well (a TSV of repeated codes) and costs nothing to read."""
 
-DESCRIPTION_FILE = "dataset_description.json"
-EVENTS_TSV_SUFFIX = "_events.tsv"
-EVENTS_JSON_SUFFIX = "_events.json"
-README_NAMES = ("README", "README.md", "README.txt")
-"""The dataset's README, in the order one is chosen when there are several."""
 MAX_CONTEXT_BYTES = 64 * 1024
 """The most read of one context file (a README, a task file)."""
-_TASK_FILE = re.compile(r"^task-[A-Za-z0-9]+(?:_[A-Za-z0-9]+-[A-Za-z0-9]+)*_[A-Za-z0-9]+\.json$")
-_DRIVE = re.compile(r"^[A-Za-z]:")
-_UNSAFE_NAME = re.compile(r'[\x00-\x1f\x7f"]')
-_IGNORED_PARTS = {"__MACOSX", ".git", ".DS_Store"}
 
 __all__ = ["DatasetError", "DatasetFiles", "LimitExceeded", "UploadLimits", "read_folder", "read_uploads",
            "read_zip"]
@@ -108,49 +106,6 @@ class DatasetFiles:
         if path not in self.scans:
             self.scans[path] = tsv.scan(self.texts[path], path, limits or UploadLimits())
         return self.scans[path]
-
-
-def _ignored(path: str) -> bool:
-    return any(part in _IGNORED_PARTS or part.startswith("._") for part in PurePosixPath(path).parts)
-
-
-def is_relevant(path: str) -> bool:
-    """Whether a relative path is one of the files we keep (events files, sidecars, the description)."""
-    name = PurePosixPath(path).name
-    if _ignored(path):
-        return False
-    return name == DESCRIPTION_FILE or name.endswith((EVENTS_TSV_SUFFIX, EVENTS_JSON_SUFFIX))
-
-
-def is_context(path: str) -> bool:
-    """Whether a relative path may be a README or task file at the dataset's root (or inside the one top
-    folder of an archive: which of the two is known once every name is read)."""
-    name = PurePosixPath(path).name
-    if _ignored(path) or path.count("/") > 1 or name.endswith(EVENTS_JSON_SUFFIX):
-        return False
-    return name in README_NAMES or bool(_TASK_FILE.match(name))
-
-
-def check_member_name(name: str) -> str:
-    """Refuse a member path that could escape the dataset root or break a download's header; return it
-    normalised (``sub-01/./x`` and ``sub-01//x`` are ``sub-01/x``; no trailing slash; ``""`` for the root), so
-    one file has one name whichever way the archive spells it."""
-    if "\\" in name:
-        raise DatasetError("backslash in path (not a portable zip path)", path=_shown(name))
-    if name.startswith("/") or _DRIVE.match(name):
-        raise DatasetError("absolute path escapes the dataset root", path=_shown(name))
-    if any(part == ".." for part in name.split("/")):
-        raise DatasetError("path escapes the dataset root (..)", path=_shown(name))
-    if _UNSAFE_NAME.search(name):
-        # A file name ends up in Content-Disposition headers and in pages: no quotes, no control characters.
-        raise DatasetError("control character or quote in file name", path=_shown(name))
-    normal = posixpath.normpath(name) if name.strip("/") else ""
-    return "" if normal == "." else normal
-
-
-def _shown(name: str) -> str:
-    """A hostile name as it may be shown in a message: control characters made visible."""
-    return name.encode("unicode_escape").decode("ascii") if _UNSAFE_NAME.search(name.replace('"', "")) else name
 
 
 def _decode(data: bytes, path: str) -> str:
@@ -245,11 +200,6 @@ def _top_folder(files: dict[str, str]) -> str | None:
         logger.debug("stripping common top folder %s", top)
         return f"{top}/"
     return None
-
-
-def is_symlink(info: zipfile.ZipInfo) -> bool:
-    """Whether a zip entry is a symbolic link (Unix mode in the high bits of ``external_attr``)."""
-    return stat.S_ISLNK(info.external_attr >> 16)
 
 
 def _size_of(source: str | os.PathLike[str] | IO[bytes]) -> int:
@@ -380,7 +330,7 @@ def read_folder(folder: str | os.PathLike[str], *, limits: UploadLimits | None =
     count = 0
     for current, dirs, names in os.walk(root):
         here = Path(current)
-        dirs[:] = sorted(d for d in dirs if d not in _IGNORED_PARTS)
+        dirs[:] = sorted(d for d in dirs if d not in IGNORED_PARTS)
         for entry in [*dirs, *sorted(names)]:
             count += 1
             if count > limits.max_entries:

@@ -26,13 +26,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from bidsdata.archive import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX, DatasetError, DatasetFiles
+from bidsdata.archive import DatasetError, DatasetFiles
 from bidsdata.columns import MAX_LEVELS as MAX_LEVELS
 from bidsdata.columns import MIN_COUNTER_VALUES, ColumnKind, detected_kind, is_marker_levels, made_up_description
 from bidsdata.columns import humanize as humanize
 from bidsdata.context import TaskContext, task_context
 from bidsdata.limits import LimitExceeded, UploadLimits
 from bidsdata.markers import marker_description
+from bidsdata.members import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX
 from bidsdata.numbers import is_number as is_number
 from bidsdata.shapes import check_sidecar, declared_levels
 from bidsdata.tsv import NA_VALUES, SKIP_COLUMNS, TableScan

@@ -123,20 +123,30 @@ def _sidecar(sidecar: dict[str, Any]) -> Any:
 
 
 def _tabular(text: str, side: Any, name: str) -> Any:
+    """hedtools' parse of one events text with the sidecar, built once and shared by the assembly,
+    ``EventsChecker`` and ``EventManager``: each assembles the rows afresh (``series_a`` is computed on every
+    read, and the manager's ``shrink_defs`` edits only that fresh series), and assembling leaves the table's
+    values as read (it types the sidecar's categorical columns as pandas categories, whose values and numeric
+    reading stay the same), so a shared parse gives the answers a fresh one would."""
     from hed.models import TabularInput
 
     return TabularInput(io.StringIO(text), sidecar=side, name=name)
 
 
-def _checked(schema: Any, text: str, side: Any, name: str) -> tuple[dict[int, list[RowIssue]], str | None]:
+def _refusal(exc: Exception) -> str:
+    """Why hedtools could not check a file, in one line."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _checked(schema: Any, tab: Any, name: str) -> tuple[dict[int, list[RowIssue]], str | None]:
     """EventsChecker's issues by row index (``ec_line``), or why hedtools could not check the file."""
     from hed.tools.analysis.event_checker import EventsChecker
 
     try:
-        found = EventsChecker(schema, _tabular(text, side, name), name).validate_event_tags()
+        found = EventsChecker(schema, tab, name).validate_event_tags()
     except Exception as exc:  # hedtools refuses the file (onsets not in order, unmatched offsets)
         logger.info("events checker cannot check %s: %s", name, exc)
-        return {}, (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return {}, _refusal(exc)
     issues: dict[int, list[RowIssue]] = {}
     for issue in found:
         line = issue.get("ec_line")
@@ -190,11 +200,17 @@ def _file_preview(sidecar: dict[str, Any], schema: Any, side: Any, path: str, te
     onset = header.index("onset") if "onset" in header else None
     starts = event_starts([r[onset] if onset is not None else "" for r in cells])
     try:
-        assembled = [str(s) for s in _tabular(head, side, path).series_a]
-    except Exception as exc:  # a sidecar hedtools cannot assemble this file with
-        logger.info("cannot assemble %s: %s", path, exc)
-        assembled = []
-    issues, refused = _checked(schema, head, side, path)
+        tab = _tabular(head, side, path)
+    except Exception as exc:  # a text hedtools cannot read: neither assembled nor checked
+        logger.info("cannot assemble or check %s: %s", path, exc)
+        assembled, issues, refused = [], {}, _refusal(exc)
+    else:
+        try:
+            assembled = [str(s) for s in tab.series_a]
+        except Exception as exc:  # a sidecar hedtools cannot assemble this file with
+            logger.info("cannot assemble %s: %s", path, exc)
+            assembled = []
+        issues, refused = _checked(schema, tab, path)
     preview = []
     for index, row in enumerate(cells[:limit]):
         hed = assembled[index] if index < len(assembled) else ""
@@ -297,9 +313,8 @@ def quality(sidecar: dict[str, Any], events: Mapping[str, str], version: str | l
         except Exception as exc:  # a sidecar hedtools cannot read: no level counts
             logger.info("cannot read the sidecar's levels: %s", exc)
         for path in paths:
-            text = events[path]
             try:
-                tab = _tabular(text, side, path)
+                tab = _tabular(events[path], side, path)
                 file_defs = tab.get_def_dict(schema)
                 tags = [_row_tags(s, schema, file_defs) for s in tab.series_a]
             except Exception as exc:  # as the referee: a file it cannot assemble has no rows
@@ -308,13 +323,13 @@ def quality(sidecar: dict[str, Any], events: Mapping[str, str], version: str | l
                 continue
             result.rows += len(tags)
             result.rows_hed += sum(1 for t in tags if t)
-            issues, refused = _checked(schema, text, side, path)
+            issues, refused = _checked(schema, tab, path)
             if refused is not None:
                 result.unchecked.append(path)
                 continue
             result.rows_ok += sum(1 for i, t in enumerate(tags) if t and i not in issues)
             try:
-                types = HedTypeManager(EventManager(_tabular(text, side, path), schema))
+                types = HedTypeManager(EventManager(tab, schema))
                 types.add_type("Condition-variable")
                 found = types.get_type("condition-variable")
                 factors.update(found.get_type_value_names() if found is not None else [])

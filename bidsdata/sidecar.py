@@ -22,10 +22,11 @@ from hed.models import Sidecar
 from hed.tools.analysis.annotation_util import hed_to_df
 
 from bidsdata import cells, delays
-from bidsdata.archive import EVENTS_JSON_SUFFIX, DatasetFiles, check_member_name, is_symlink
+from bidsdata.archive import DatasetFiles
 from bidsdata.inheritance import lower_sidecars
 from bidsdata.inventory import ColumnInventory, TaskInventory, entities
 from bidsdata.issues import SIDECAR, SidecarIssue, severity, text_or_none
+from bidsdata.members import EVENTS_JSON_SUFFIX, check_member_name, is_symlink
 from bidsdata.schemas import load_schema
 from bidsdata.validation import ResultCache, validate_events
 

@@ -2,11 +2,11 @@
 
 hedtools validates an events file row by row in pure Python (a study of 400 files of 400 rows takes minutes
 on one core), and the files do not depend on each other: :func:`validate_events` hands them, in chunks, to
-this process's one shared pool (:func:`shared_pool`: created at first use, :func:`configure_pool` workers or
-one per available core, reused by every call, shut down at exit), so any number of concurrent validations
-never run more than that many processes. Each worker installs the fast Delay split (:mod:`bidsdata.delays`),
-loads the schema once (:func:`bidsdata.schemas.load_schema`), keeps the last few sidecars it built, and dies
-with its parent. Little work (one core, one file, a few small files) is validated in this process.
+this process's one shared pool (:mod:`bidsdata.pool`: bounded, reused by every call, shut down at exit), so
+any number of concurrent validations never run more than its processes. Each worker installs the fast Delay
+split (:mod:`bidsdata.delays`), loads the schema once (:func:`bidsdata.schemas.load_schema`), keeps the last
+few sidecars it built, and dies with its parent. Little work (one core, one file, a few small files) is
+validated in this process.
 
 Each file's issues depend only on the sidecar, the schema, the file's path and its text, so a caller may
 pass a :class:`ResultCache` (a ``get``/``set`` mapping, such as Django's cache): a file validated before
@@ -25,16 +25,10 @@ from __future__ import annotations
 import agents  # noqa: F401 - first: hedtools imported without typeguard's 2 s (agents.quickstart), in workers too
 
 # isort: split
-import atexit
-import concurrent.futures
-import contextlib
 import hashlib
 import io
 import json
 import logging
-import multiprocessing
-import os
-import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, fields
@@ -47,7 +41,7 @@ from hed.models import HedString, Sidecar, TabularInput
 from hed.validator.onset_validator import OnsetValidator
 from hed.validator.spreadsheet_validator import SpreadsheetValidator
 
-from bidsdata import delays
+from bidsdata import delays, pool
 from bidsdata.issues import SidecarIssue, cell, quoted, read_table, related, severity, text_or_none
 from bidsdata.schemas import load_schema, version_key
 
@@ -185,145 +179,26 @@ def file_key(digest: str, hed_version: HedVersion, path: str, text: str) -> str:
     return "hedit:events-issues:" + hashlib.sha256(parts.encode("utf-8")).hexdigest()
 
 
-# --- processes -----------------------------------------------------------------------------------
-
-
-def available_cores() -> int:
-    """The cores this process may run on (its affinity, not the machine's count)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # not on Linux
-        return os.cpu_count() or 1
-
-
-def start_method() -> str:
-    """``fork`` (nothing to import or load again) when this process runs one thread; else fresh processes.
-
-    Forking a process whose other threads may hold a lock (a web server's) can leave a child waiting on it
-    for ever; a ``forkserver`` child starts from a clean process that has imported this module once. Like
-    any ``forkserver`` or ``spawn`` child, it imports the program's main module: a script that validates
-    must keep its work under ``if __name__ == "__main__":`` (``manage.py``, daphne and pytest do), or each
-    child runs the script's top-level code again before failing (the files are then validated here).
-    """
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        return "fork"
-    logger.debug("threads %s: no fork", [t.name for t in threading.enumerate()])
-    return "forkserver" if "forkserver" in methods else "spawn"
+# --- processes (the shared pool itself: :mod:`bidsdata.pool`) ---------------------------------------
 
 
 def plan_workers(files: int, total_bytes: int, workers: int | None, method: str) -> int:
     """How many workers validate *files* files: *workers* when given, else the pool's size for enough work.
 
-    The workers come from the one shared pool (:func:`shared_pool`), so concurrent calls share its processes.
+    The workers come from the one shared pool (:func:`bidsdata.pool.shared_pool`), so concurrent calls share
+    its processes.
     """
     if workers is not None:
         return max(1, min(workers, files))
-    cores = pool_size()
+    cores = pool.pool_size()
     if cores < 2 or files < 2 or total_bytes < MIN_PARALLEL_BYTES.get(method, MIN_PARALLEL_BYTES["spawn"]):
         return 1
     return min(cores, files)
 
 
-_worker: FileValidator | None = None
 _validators: dict[str, FileValidator] = {}
 """A worker's validators by spec: pool workers outlive one call, so each keeps the last few sidecars built."""
 KEEP_VALIDATORS = 4
-_pool: concurrent.futures.ProcessPoolExecutor | None = None
-_pool_pid = 0
-_pool_lock = threading.Lock()
-_pool_workers: int | None = None
-
-
-def configure_pool(workers: int | None) -> None:
-    """The shared pool's size (None or 0: :func:`available_cores`); a running pool of another size is replaced.
-
-    Set once at start-up by the embedding program (Django's ``HEDIT_VALIDATION_WORKERS``).
-    """
-    global _pool_workers
-    size = int(workers) if workers else None
-    if size is not None and size < 1:
-        raise ValueError(f"the validation pool needs at least one worker, not {workers!r}")
-    with _pool_lock:
-        if size != _pool_workers:
-            _pool_workers = size
-            _drop_pool_locked()
-
-
-def pool_size() -> int:
-    """How many processes the shared pool runs at most: the configured number, else the cores."""
-    return _pool_workers or available_cores()
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to kill this worker when its parent dies, so no orphan keeps its memory (a no-op elsewhere)."""
-    try:
-        import ctypes
-        import signal
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-WORKER_NICENESS = 5
-"""Validation is background work: its processes yield the cores to the server's pages and runs."""
-_in_worker = False
-"""Set in each shared-pool worker (a whole pipeline may run there): it validates its files itself, no pool."""
-
-
-def _start_worker() -> None:
-    global _in_worker
-    _in_worker = True
-    _die_with_parent()
-    with contextlib.suppress(OSError):  # not permitted here: run at the parent's priority
-        os.nice(WORKER_NICENESS)
-    delays.install()  # forked children inherit it; fresh ones install it here
-
-
-def shared_pool() -> tuple[concurrent.futures.ProcessPoolExecutor, int]:
-    """This process's one validation pool (created at first use, reused by every call, shut down at exit)."""
-    global _pool, _pool_pid
-    with _pool_lock:
-        if _pool is None or _pool_pid != os.getpid():  # a forked child never shares its parent's pool
-            method = start_method()
-            context = multiprocessing.get_context(method)
-            if method == "forkserver":
-                context.set_forkserver_preload([__name__])  # the server imports hedtools once; children fork
-            _pool = concurrent.futures.ProcessPoolExecutor(max_workers=pool_size(), mp_context=context,
-                                                           initializer=_start_worker)
-            _pool_pid = os.getpid()
-            logger.info("validation pool of %d process(es) started (%s)", pool_size(), method)
-        return _pool, pool_size()
-
-
-def _drop_pool_locked() -> None:
-    global _pool
-    if _pool is not None and _pool_pid == os.getpid():
-        _pool.shutdown(wait=False, cancel_futures=True)
-    _pool = None
-
-
-def drop_pool(broken: concurrent.futures.ProcessPoolExecutor | None = None) -> None:
-    """Shut the shared pool down (at exit; or *broken*, a pool a killed worker broke: the next call starts anew)."""
-    with _pool_lock:
-        if broken is None or broken is _pool:
-            _drop_pool_locked()
-
-
-atexit.register(drop_pool)
-
-
-def _init_worker(sidecar_text: str, hed_version: HedVersion, name: str, include_warnings: bool) -> None:
-    global _worker
-    _worker = FileValidator.build(json.loads(sidecar_text), hed_version, name=name,
-                                  include_warnings=include_warnings)
-
-
-def _validate_in_worker(item: tuple[str, str]) -> list[SidecarIssue]:
-    assert _worker is not None, "the pool's initializer builds the validator"
-    return validate_file(_worker, *item)
 
 
 def _validate_chunk(spec: tuple[str, HedVersion, str, bool], items: list[tuple[str, str]]
@@ -346,18 +221,18 @@ def _in_pool(count: int, items: list[tuple[str, str]], sidecar: dict[str, Any], 
              store: Callable[[str, list[SidecarIssue]], None]) -> None:
     """Validate *items* in chunks for *count* workers of the shared pool, putting each file's issues in *done*
     (and *store*) as they come. Every caller shares the pool, so calls at once never start more processes."""
-    pool, size = shared_pool()
+    executor, size = pool.shared_pool()
     spec = (json.dumps(sidecar), hed_version, name, include_warnings)
     step = max(1, len(items) // (min(count, size) * 4))
     chunks = [items[i:i + step] for i in range(0, len(items), step)]
     try:
-        futures = [pool.submit(_validate_chunk, spec, chunk) for chunk in chunks]
+        futures = [executor.submit(_validate_chunk, spec, chunk) for chunk in chunks]
         for chunk, future in zip(chunks, futures, strict=True):
             for (path, _), issues in zip(chunk, future.result(), strict=True):
                 done[path] = issues
                 store(path, issues)
     except BrokenProcessPool:
-        drop_pool(pool)
+        pool.drop_pool(executor)
         raise
 
 
@@ -387,8 +262,9 @@ def validate_events(sidecar: dict[str, Any], events: Mapping[str, str], hed_vers
             cache.set(keys[path], issues)
 
     if todo:
-        method = start_method()
-        count = 1 if _in_worker else plan_workers(len(todo), sum(len(text) for _, text in todo), workers, method)
+        method = pool.start_method()
+        total_bytes = sum(len(text) for _, text in todo)
+        count = 1 if pool.in_pool_worker() else plan_workers(len(todo), total_bytes, workers, method)
         logger.info("validating %d events file(s) (%d already validated) in %d process(es)%s",
                     len(todo), len(done), count, f" ({method})" if count > 1 else "")
         if count > 1:

@@ -284,7 +284,7 @@ HEDIT_UPLOAD_LIMITS = {name: value.strip() for name, value in os.environ.items()
 HEDIT_QUALITY_MAX_FILES = int(os.environ.get("HEDIT_QUALITY_MAX_FILES", "20"))
 HEDIT_QUALITY_MAX_ROWS = int(os.environ.get("HEDIT_QUALITY_MAX_ROWS", "20000"))
 # The processes that validate events files: one pool per server process, shared by every validation
-# (bidsdata.validation.shared_pool). 0: one per core this process may use.
+# (bidsdata.pool.shared_pool). 0: one per core this process may use.
 HEDIT_VALIDATION_WORKERS = max(0, int(os.environ.get("HEDIT_VALIDATION_WORKERS", "0") or 0))
 # Form and JSON bodies held in memory; uploaded files past FILE_UPLOAD_MAX_MEMORY_SIZE go to disk.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("HEDIT_MAX_FORM_BYTES", str(1024 * 1024)))

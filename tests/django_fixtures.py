@@ -6,8 +6,6 @@ Loaded as a plugin by ``tests/conftest.py`` only when pytest-django is active, s
 
 from __future__ import annotations
 
-import contextlib
-
 import pytest
 from asgiref.sync import SyncToAsync
 from django.contrib.auth.models import Group
@@ -25,14 +23,14 @@ def _close_worker_thread_connections():
 @pytest.fixture(autouse=True)
 def _answers_settled():
     """An answer's drain runs on the answers thread after its test's last line; let it end (bounded) before
-    the test's database is emptied, so it neither writes into the next test nor deadlocks the flush."""
+    the test's database is emptied, so it neither writes into the next test nor deadlocks the flush. Then the
+    notes the test left (of projects about to be emptied) are forgotten, and the next test drains on a thread
+    of its own."""
     yield
     from annotations.datasets import answers
 
-    executor = answers._executor
-    if executor is not None:
-        with contextlib.suppress(Exception):
-            executor.submit(lambda: None).result(timeout=30)  # one thread: this runs after every drain before it
+    answers.settle(timeout=30)
+    answers.reset()
 
 
 @pytest.fixture(autouse=True)

@@ -27,8 +27,9 @@ MAX_ISSUES = 100
 MAX_SUGGESTIONS = 10
 
 
-def _validator(version: str) -> HedValidator:
-    """One validator per schema version, built once even when threads ask at the same moment."""
+def hed_validator(version: str) -> HedValidator:
+    """hedtools' validator for *version*: one per schema version and process, built once even when threads ask
+    at the same moment (building one costs far more than a validation)."""
     from hed.validator import HedValidator
 
     schema = get_schema(version)
@@ -37,6 +38,12 @@ def _validator(version: str) -> HedValidator:
         if validator is None:
             validator = _validators[version] = HedValidator(schema)
         return validator
+
+
+def clear_validators() -> None:
+    """Forget the validators built: the next validation of each version builds its own (tests count builds)."""
+    with _validator_lock:
+        _validators.clear()
 
 
 def _group_depth(text: str) -> int:
@@ -82,7 +89,7 @@ def validate_hed(hed: str, schema_version: str, *, no_extend: bool = False) -> l
         return [ValidationIssue(code="TOO_MANY_TAGS", message=f"The annotation has about {tags} tags; the limit is "
                                 f"{MAX_TAGS}.", hint=hint_for("TOO_MANY_TAGS"))]
     schema = get_schema(schema_version)
-    validator = _validator(schema_version)
+    validator = hed_validator(schema_version)
     with _validator_lock:  # hedtools validators keep per-call state
         raw = validator.validate(HedString(text, schema), allow_placeholders=False)
     issues: list[ValidationIssue] = []

@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 
 from annotations.access import check_edit_project
 from annotations.api.parsers import BoundedJSONParser
-from annotations.datasets import services
+from annotations.datasets.inventory_edits import MAX_DESCRIPTION_CHARS
 from annotations.datasets.question_answers import answer_everywhere
 from annotations.datasets.questions import (
     OpenQuestion,
@@ -62,7 +62,7 @@ class AnswerSerializer(serializers.Serializer):
     column = serializers.CharField(required=False, max_length=255, help_text="Instead of level_id: the column...")
     level = serializers.CharField(required=False, allow_null=True, max_length=255,
                                   help_text="...and its level (null or absent: the question about the column).")
-    answer = serializers.CharField(max_length=services.MAX_DESCRIPTION_CHARS, help_text="What it means.")
+    answer = serializers.CharField(max_length=MAX_DESCRIPTION_CHARS, help_text="What it means.")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "level_id" not in attrs and not attrs.get("column"):

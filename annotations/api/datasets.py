@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 from annotations.access import check_edit_project
 from annotations.api.dataset_status import ProgressSerializer, with_job
 from annotations.api.parsers import BoundedJSONParser
-from annotations.datasets import services
+from annotations.datasets import inventory_edits, services
 from annotations.datasets.downloads import ZIP_SUFFIX, zip_response
 from annotations.datasets.quality import task_quality
 from annotations.datasets.results import current_sidecar
@@ -251,11 +251,11 @@ class DatasetUploadSerializer(serializers.Serializer):
 
 class ColumnPatchSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["categorical", "value", "skip"], required=False)
-    template = serializers.CharField(required=False, max_length=services.MAX_DESCRIPTION_CHARS)
+    template = serializers.CharField(required=False, max_length=inventory_edits.MAX_DESCRIPTION_CHARS)
 
 
 class LevelPatchSerializer(serializers.Serializer):
-    description = serializers.CharField(max_length=services.MAX_DESCRIPTION_CHARS)
+    description = serializers.CharField(max_length=inventory_edits.MAX_DESCRIPTION_CHARS)
 
 
 class AnnotateSerializer(serializers.Serializer):
@@ -319,9 +319,9 @@ class DatasetColumnView(APIView):
         if not body.validated_data:
             raise ValidationError({"kind": ["give kind or template"]})
         if "kind" in body.validated_data:
-            services.set_column_kind(column, body.validated_data["kind"])
+            inventory_edits.set_column_kind(column, body.validated_data["kind"])
         if "template" in body.validated_data:
-            services.set_column_template(column, body.validated_data["template"])
+            inventory_edits.set_column_template(column, body.validated_data["template"])
         return Response(ColumnResultSerializer(column).data)
 
 
@@ -335,7 +335,7 @@ class DatasetLevelView(APIView):
         level = get_object_or_404(DatasetLevel, pk=level_id, column__task__project=project)
         body = LevelPatchSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        services.set_level_description(level, body.validated_data["description"])
+        inventory_edits.set_level_description(level, body.validated_data["description"])
         return Response(LevelResultSerializer(level).data)
 
 

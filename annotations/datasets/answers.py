@@ -18,6 +18,7 @@ lapsed (:func:`.recovery.recover_orphaned_levels`); the embedded server queues t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 import threading
@@ -42,14 +43,14 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class _Notes:
+class Notes:
     """What a project's answers left to do: the level runs to start and the tasks to validate."""
 
     sessions: list[str] = field(default_factory=list)
     tasks: set[int] = field(default_factory=set)
 
 
-_notes: dict[str, _Notes] = {}
+_notes: dict[str, Notes] = {}
 _draining: set[str] = set()
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
@@ -74,7 +75,7 @@ def queue_answer(project_id: Any, task_id: int, session_id: Any = None) -> None:
     """Note an answer on *task_id* (with its level's queued run, if any); drain the project unless it is."""
     key = str(project_id)
     with _lock:
-        notes = _notes.setdefault(key, _Notes())
+        notes = _notes.setdefault(key, Notes())
         if session_id is not None:
             notes.sessions.append(str(session_id))
         notes.tasks.add(int(task_id))
@@ -174,4 +175,43 @@ def _log_failure(future: Any) -> None:
         logger.error("settling answers failed", exc_info=exc)
 
 
-__all__ = ["drain", "queue_answer"]
+def pending() -> dict[str, Notes]:
+    """A copy of what each project's answers left to do, by project id (a project drained to the end has none)."""
+    with _lock:
+        return {key: Notes(sessions=list(notes.sessions), tasks=set(notes.tasks)) for key, notes in _notes.items()}
+
+
+def draining() -> set[str]:
+    """The projects whose notes are being drained now (or are about to be: their drain was launched)."""
+    with _lock:
+        return set(_draining)
+
+
+def settle(timeout: float) -> None:
+    """Wait, at most *timeout* seconds, until the drains already handed to the answers thread have ended: the
+    thread runs them one at a time, so a no-op queued behind them runs last (a process about to empty its
+    database lets them finish first). A drain still running then is left to run."""
+    with _lock:
+        executor = _executor
+    if executor is not None:
+        with contextlib.suppress(Exception):
+            executor.submit(lambda: None).result(timeout=timeout)
+
+
+def reset() -> None:
+    """Forget every project's notes and drain marks, and drain on a new answers thread from the next answer on.
+
+    The notes live in this process; a process that runs many projects' worth of answers in turn (the tests)
+    starts each from nothing, so a drain left from before (its database since emptied) neither holds the next
+    one up nor takes its notes. A drain still running on the old thread ends there.
+    """
+    global _executor
+    with _lock:
+        _notes.clear()
+        _draining.clear()
+        old, _executor = _executor, None
+    if old is not None:
+        old.shutdown(wait=False)
+
+
+__all__ = ["Notes", "drain", "draining", "pending", "queue_answer", "reset", "settle"]

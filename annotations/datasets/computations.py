@@ -92,7 +92,7 @@ def _across_processes(key: str, compute: Callable[[], T], stored: Callable[[], T
         found = stored()
         if found is not None:
             return found
-        with _claim(key) as mine:
+        with claim(key) as mine:
             if mine:
                 found = stored()  # stored by the previous owner between our look and our claim
                 return found if found is not None else compute()
@@ -104,8 +104,11 @@ def _across_processes(key: str, compute: Callable[[], T], stored: Callable[[], T
 
 
 @contextlib.contextmanager
-def _claim(key: str) -> Iterator[bool]:
-    """Hold the cross-process claim on *key* for the block, if no other process holds it (yields whether)."""
+def claim(key: str) -> Iterator[bool]:
+    """Hold the cross-process claim on *key* for the block, if no other process holds it (yields whether).
+
+    :func:`once` takes it around a computation; holding it elsewhere is what another process computing *key*
+    looks like to this one (its askers then wait for the stored result)."""
     if connection.vendor == "postgresql":
         with _advisory_lock(key) as mine:
             yield mine
@@ -151,4 +154,4 @@ def _cache_claim(key: str) -> Iterator[bool]:
             cache.delete(name)
 
 
-__all__ = ["computing", "once"]
+__all__ = ["claim", "computing", "once"]

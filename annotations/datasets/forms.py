@@ -6,7 +6,8 @@ from typing import Any
 
 from django import forms
 
-from annotations.datasets.services import MAX_CONCURRENCY, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS
+from annotations.datasets.inventory_edits import MAX_DESCRIPTION_CHARS
+from annotations.datasets.services import MAX_CONCURRENCY, MAX_NAME_CHARS
 from annotations.datasets.uploads import upload_limits
 from annotations.models import ColumnKind
 from annotations.runs.forms import schema_and_library_choices

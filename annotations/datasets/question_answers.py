@@ -17,7 +17,7 @@ from typing import Any
 from django.db import transaction
 
 from annotations.access import check_edit_project
-from annotations.datasets import services
+from annotations.datasets import inventory_edits, services
 from annotations.datasets.answers import queue_answer
 from annotations.limits import check_level_quota
 from annotations.models import (
@@ -68,12 +68,12 @@ def answer_everywhere(project: DatasetProject, *, user: Any, answer: Any, level:
     if (level is None) == (column is None):
         raise services.DatasetRequestError("level_id", "give the level (or, for a column's question, the column) "
                                            "answered")
-    text = services.clean_text(answer, "answer")
+    text = inventory_edits.clean_text(answer, "answer")
     if column is not None:
         columns = same_columns(project, column)
         with transaction.atomic():
             for found in columns:
-                services.set_column_description(found, text)
+                inventory_edits.set_column_description(found, text)
             tasks = {found.task_id for found in columns}
             transaction.on_commit(lambda: [queue_answer(project.pk, task) for task in sorted(tasks)])
         column.description, column.needs_description = text, False
@@ -95,7 +95,7 @@ def _describe_and_run(project: DatasetProject, user: Any,
         locked = DatasetProject.objects.select_for_update().get(pk=project.pk)
         check_level_quota(services.quota_user(user, project), len(described))
         for level, text in described:
-            services.set_level_description(level, text)
+            inventory_edits.set_level_description(level, text)
         sessions = services.create_level_sessions(project, [level for level, _ in described], user=user)
         if locked.status != JobStatus.ANNOTATING or locked.error:
             DatasetProject.objects.filter(pk=project.pk).update(status=JobStatus.ANNOTATING, error="")
@@ -145,10 +145,10 @@ def answer_table(project: DatasetProject, *, user: Any, text: str) -> TableAnswe
             raise services.DatasetRequestError("table", f"column {answer.column!r} has no level {answer.level!r}")
         for found_level in levels:
             found_level.column = next(c for c in named if c.pk == found_level.column_id)
-            described[found_level.pk] = (found_level, services.clean_text(answer.description, "table"))
+            described[found_level.pk] = (found_level, inventory_edits.clean_text(answer.description, "table"))
     with transaction.atomic():
         for found, description in column_texts:
-            services.set_column_description(found, services.clean_text(description, "table"))
+            inventory_edits.set_column_description(found, inventory_edits.clean_text(description, "table"))
         sessions = _describe_and_run(project, user, list(described.values()))
         tasks = {found.task_id for found, _ in column_texts}
         if tasks:

@@ -31,8 +31,8 @@ from bidsdata.assembly import DroppedTags
 from bidsdata.composition import Composition
 from bidsdata.issues import SidecarIssue
 from bidsdata.pipeline import quality_figures
+from bidsdata.pool import configure_pool
 from bidsdata.sidecar import MissingAnnotation, write_dataset_zip
-from bidsdata.validation import configure_pool
 
 logger = logging.getLogger(__name__)
 

@@ -1,8 +1,9 @@
-"""Dataset projects: import an upload, edit its inventory, start annotating its levels.
+"""Dataset projects: import an upload, start annotating its levels, answer its questions.
 
-Everything that writes is here; reading upload bytes safely is :mod:`.bids.archive`'s job and the
-inventory itself :mod:`.bids.inventory`'s. Each import is one transaction: an upload that fails any check
-stores nothing.
+Everything that writes is here but the inventory edits (a column's kind, descriptions, a template), which
+are :mod:`.inventory_edits`' and which an answer's description goes through. Reading upload bytes safely is
+:mod:`bidsdata.archive`'s job and the inventory itself :mod:`bidsdata.inventory`'s. Each import is one
+transaction: an upload that fails any check stores nothing.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion, as_hed_v
 from agents.state import WorkflowOptions
 from annotations.access import check_edit_project, level_run_owner, signed_in
 from annotations.datasets.answers import queue_answer
+from annotations.datasets.errors import DatasetRequestError
+from annotations.datasets.inventory_edits import clean_text, set_column_description, set_level_description
 from annotations.datasets.jobs import run_dataset_task
 from annotations.datasets.selectors import level_state, level_states, level_text
 from annotations.datasets.uploads import upload_limits
-from annotations.errors import FieldError
 from annotations.limits import check_level_quota
 from annotations.models import (
     AnnotationSession,
-    ColumnKind,
     DatasetColumn,
     DatasetFile,
     DatasetLevel,
@@ -35,23 +36,14 @@ from annotations.models import (
     SessionStatus,
 )
 from bidsdata.archive import DatasetError, DatasetFiles
-from bidsdata.columns import made_up_description
 from bidsdata.inventory import TaskInventory, build_inventory
-from bidsdata.schemas import validate_hed_string
 from bidsdata.sidecar import SIDECAR, validate_sidecar
-from bidsdata.tsv import NA_VALUES, rows
 from bidsdata.value_templates import propose_value_template
 
 logger = logging.getLogger(__name__)
 
 MAX_CONCURRENCY = 16
-MAX_LEVELS_PER_COLUMN = 200  # a column switched to categorical with more distinct values stays a value column
-MAX_DESCRIPTION_CHARS = 2000
 MAX_NAME_CHARS = 200
-
-
-class DatasetRequestError(FieldError):
-    """A dataset request that cannot be carried out; *message* names the problem."""
 
 
 def _schema_for(files_version: str | list[str] | None, requested: str | None) -> str:
@@ -71,23 +63,6 @@ def _schema_for(files_version: str | list[str] | None, requested: str | None) ->
         logger.warning("HEDVersion %s is too long to store; annotating with %s", chosen, standard)
         return standard
     return chosen
-
-
-def _value_counts(texts: Iterable[str], column: str, limit: int) -> dict[str, int]:
-    """Counts of *column*'s values across events files (n/a left out); at most *limit* distinct values."""
-    counts: dict[str, int] = {}
-    for text in texts:
-        found = rows(text)
-        header = next(found, [])
-        if column not in header:
-            continue
-        index = header.index(column)
-        for row in found:
-            value = row[index] if len(row) > index else ""
-            if value in NA_VALUES or (value not in counts and len(counts) >= limit):
-                continue
-            counts[value] = counts.get(value, 0) + 1
-    return counts
 
 
 def _existing_validity(task: TaskInventory, version: str | list[str] | None) -> set[tuple[str, str | None]]:
@@ -158,90 +133,6 @@ def check_concurrency(value: Any) -> int:
     if not 1 <= number <= MAX_CONCURRENCY:
         raise DatasetRequestError("concurrency", f"concurrency must be between 1 and {MAX_CONCURRENCY}")
     return number
-
-
-# --- editing the inventory ---------------------------------------------------------------------
-
-
-def _column_values(project: DatasetProject, column: DatasetColumn) -> dict[str, int]:
-    """Counts of a column's values across its task's events files (n/a left out)."""
-    files = DatasetFile.objects.filter(project=project, path__in=column.task.events_files)
-    # One past the limit is enough to refuse; more would only cost memory.
-    return _value_counts(files.values_list("text", flat=True).iterator(), column.name, MAX_LEVELS_PER_COLUMN + 1)
-
-
-@transaction.atomic
-def set_column_kind(column: DatasetColumn, kind: Any) -> DatasetColumn:
-    """Make a column categorical, value or skipped; levels and templates follow."""
-    if kind not in ColumnKind.values:
-        raise DatasetRequestError("kind", f"kind must be one of {', '.join(ColumnKind.values)}, not {kind!r}")
-    if kind == column.kind:
-        return column
-    project = column.task.project
-    if kind == ColumnKind.CATEGORICAL and not column.levels.exists():
-        counts = _column_values(project, column)
-        if len(counts) > MAX_LEVELS_PER_COLUMN:
-            raise DatasetRequestError("kind", f"column {column.name} has more than {MAX_LEVELS_PER_COLUMN} distinct "
-                                      "values: that many levels make it a value column")
-        if not counts:
-            raise DatasetRequestError("kind", f"column {column.name} has no values to annotate as levels")
-        DatasetLevel.objects.bulk_create([
-            DatasetLevel(column=column, value=value, count=count,
-                         description=made_up_description(column.name, value), needs_description=True)
-            for value, count in sorted(counts.items())])
-    if kind == ColumnKind.VALUE and not column.template:
-        column.template = propose_value_template(column.name, description=column.description, units=column.units,
-                                                 sample_values=column.sample_values, hed_version=project.schema_version)
-    column.kind = kind
-    column.save(update_fields=["kind", "template"])
-    return column
-
-
-def clean_text(value: Any, field: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:
-    """*value* as one line of text for *field* (a description, an answer, a template), or a
-    :class:`DatasetRequestError` naming *field*: every text a lab writes into a project passes here."""
-    if not isinstance(value, str):
-        raise DatasetRequestError(field, f"{field} must be text")
-    text = " ".join(value.split())
-    if not text:
-        raise DatasetRequestError(field, f"{field} must not be empty")
-    if len(text) > limit:
-        raise DatasetRequestError(field, f"{field} is {len(text)} characters; the limit is {limit}")
-    if "\x00" in text:
-        raise DatasetRequestError(field, f"{field} must not contain NUL characters")
-    return text
-
-
-def set_level_description(level: DatasetLevel, description: Any) -> DatasetLevel:
-    """A human description replaces the one made up from the column and level names."""
-    level.description = clean_text(description, "description")
-    level.needs_description = False
-    level.save(update_fields=["description", "needs_description"])
-    return level
-
-
-def set_column_description(column: DatasetColumn, description: Any) -> DatasetColumn:
-    """A human description of what a column records (the sidecar's ``Description``)."""
-    column.description = clean_text(description, "description")
-    column.needs_description = False
-    column.save(update_fields=["description", "needs_description"])
-    return column
-
-
-def set_column_template(column: DatasetColumn, template: Any) -> DatasetColumn:
-    """A value column's ``#`` template, stored only when it validates with placeholders allowed."""
-    text = clean_text(template, "template")
-    if column.kind != ColumnKind.VALUE:
-        raise DatasetRequestError("template", f"column {column.name} is not a value column")
-    if text.count("#") != 1:
-        raise DatasetRequestError("template", "a value column's template needs exactly one # placeholder")
-    issues = validate_hed_string(text, column.task.project.schema_version, allow_placeholders=True)
-    if issues:
-        raise DatasetRequestError("template", f"the template does not validate: {issues[0].get('message', '')}"
-                                  .strip().splitlines()[0])
-    column.template = text
-    column.save(update_fields=["template"])
-    return column
 
 
 # --- annotating ---------------------------------------------------------------------------------
@@ -403,5 +294,4 @@ def add_session_to_level(session: AnnotationSession, level: DatasetLevel) -> Ann
 
 
 __all__ = ["DatasetError", "DatasetRequestError", "answer_question", "apply_descriptions", "import_dataset",
-           "queue_level_run", "set_column_description", "set_column_kind", "set_level_description",
-           "start_annotation"]
+           "queue_level_run", "start_annotation"]

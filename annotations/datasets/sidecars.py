@@ -29,8 +29,8 @@ from bidsdata.context import TaskContext
 from bidsdata.inventory import ColumnInventory, EventsFileNote, LevelInventory, TaskInventory
 from bidsdata.issues import SidecarIssue
 from bidsdata.pipeline import TaskResult, in_worker, inputs_digest, issues_digest, sidecar_for_task
+from bidsdata.pool import drop_pool, shared_pool
 from bidsdata.sidecar import MissingAnnotation, sidecar_to_spreadsheet
-from bidsdata.validation import drop_pool, shared_pool
 
 logger = logging.getLogger(__name__)
 

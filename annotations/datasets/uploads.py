@@ -13,16 +13,9 @@ from typing import Any
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from bidsdata.archive import (
-    MAX_CONTEXT_BYTES,
-    DatasetError,
-    DatasetFiles,
-    is_context,
-    is_relevant,
-    read_uploads,
-    read_zip,
-)
+from bidsdata.archive import MAX_CONTEXT_BYTES, DatasetError, DatasetFiles, read_uploads, read_zip
 from bidsdata.limits import LimitExceeded, UploadLimits
+from bidsdata.members import is_context, is_relevant
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotations.access import EDIT_PROJECT_REFUSED, can_edit_project
-from annotations.datasets import services
+from annotations.datasets import inventory_edits, services
 from annotations.datasets.downloads import zip_download_name, zip_response
 from annotations.datasets.forms import ColumnKindForm, DatasetUploadForm, LevelDescriptionForm, TemplateForm
 from annotations.datasets.fragments import LEVEL_FILTERS, page_context, task_levels_context
@@ -134,9 +134,9 @@ def column_edit(request: HttpRequest, pk: Any, column_id: int) -> HttpResponse:
     else:
         with as_message(request):
             if isinstance(form, TemplateForm):
-                services.set_column_template(column, form.cleaned_data["template"])
+                inventory_edits.set_column_template(column, form.cleaned_data["template"])
             else:
-                services.set_column_kind(column, form.cleaned_data["kind"])
+                inventory_edits.set_column_kind(column, form.cleaned_data["kind"])
     return redirect(f"{project.get_absolute_url()}#column-{column.pk}")
 
 
@@ -159,7 +159,7 @@ def level_edit(request: HttpRequest, pk: Any, level_id: int) -> HttpResponse:
         saved = form.is_valid()
         if saved:
             with on_form(form) as outcome:
-                services.set_level_description(level, form.cleaned_data["description"])
+                inventory_edits.set_level_description(level, form.cleaned_data["description"])
             saved = not outcome.failed
         if saved and request.POST.get("next"):
             return _next_level(request, project, level)

@@ -24,8 +24,9 @@ class SecretUnreadable(ValueError):
     """A stored secret cannot be decrypted (its key is gone, or the value is corrupt)."""
 
 
-def _legacy_fernet(secret: str) -> Fernet:
-    # How earlier versions derived their key from a server secret; read-only now.
+def legacy_fernet(secret: str) -> Fernet:
+    """The key earlier versions derived from a server secret (``HEDIT_KEY_ENCRYPTION_SECRET``): tokens they
+    stored are still read with it, never written (:func:`reencrypt_secret` moves them to the current key)."""
     raw = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"hedit-portal",
                info=b"user-llm-api-key-v1").derive(secret.encode("utf-8"))
     return Fernet(base64.urlsafe_b64encode(raw))
@@ -38,7 +39,7 @@ def _multi(keys: tuple[str, ...], legacy_secret: str) -> MultiFernet:
     except (ValueError, UnicodeError) as exc:
         raise SecretUnreadable("HEDIT_KEY_ENCRYPTION_KEYS holds a value that is not a Fernet key") from exc
     if legacy_secret:
-        fernets.append(_legacy_fernet(legacy_secret))
+        fernets.append(legacy_fernet(legacy_secret))
     if not fernets:
         raise SecretUnreadable("no key encryption key is configured (HEDIT_KEY_ENCRYPTION_KEYS)")
     return MultiFernet(fernets)

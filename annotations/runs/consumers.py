@@ -36,7 +36,9 @@ NEEDS = {"step": {STEPS, USAGE}, "usage": {STATUS}}
 EVERYTHING = {STEPS, STATUS}
 
 
-def _after_seq(query_string: bytes) -> int:
+def after_seq(query_string: bytes) -> int:
+    """The last step a reconnecting page already shows (its ``after`` query parameter); 0, a replay from the
+    start, for anything that is not a plain number a database integer holds."""
     raw = parse_qs(query_string.decode("latin-1")).get("after", ["0"])[0]
     # isdigit() is true for "²", which int() rejects; a seq also has to fit a database integer.
     if not (raw.isascii() and raw.isdecimal()) or len(raw) > 18:
@@ -57,7 +59,7 @@ class SessionConsumer(ThreadedReadsConsumer):
             return
         self.session_id = self.scope["url_route"]["kwargs"]["pk"]
         self.csrf = self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, "")
-        self.last_seq = _after_seq(self.scope.get("query_string", b""))
+        self.last_seq = after_seq(self.scope.get("query_string", b""))
         self.pending: set[str] = set()
         # Join before reading so no step stored from here on can slip between the replay and the feed;
         # leave again (on close) if the user may not see this run.

@@ -26,6 +26,13 @@ def register_server_loop(loop: asyncio.AbstractEventLoop) -> None:
         _server_loop = loop
 
 
+def forget_server_loop() -> None:
+    """Forget the server's loop (its server stopped): runs use loops of their own until a server registers
+    another. For tests, which run several servers' loops in one process."""
+    global _server_loop
+    _server_loop = None
+
+
 def server_loop() -> asyncio.AbstractEventLoop | None:
     loop = _server_loop
     if loop is None or loop.is_closed() or not loop.is_running():

@@ -55,7 +55,7 @@ _start_lock = threading.Lock()
 def on_server_start() -> None:
     """Warm the default schema; queue again the runs a previous stop cut off when runs live in this process.
 
-    Once per process: a second call (the ASGI module loaded again) does nothing.
+    Once per process: a second call (the ASGI module loaded again) does nothing (:func:`has_started`).
     """
     global _started
     with _start_lock:
@@ -76,3 +76,17 @@ def on_server_start() -> None:
         resume_cut_off_validation()
     except DatabaseError:
         logger.warning("could not check for interrupted runs (database not migrated yet?)", exc_info=True)
+
+
+def has_started() -> bool:
+    """Whether this process ran the server's start (a management command never does: only the ASGI app)."""
+    with _start_lock:
+        return _started
+
+
+def forget_start() -> None:
+    """Let :func:`on_server_start` run once more in this process: for tests, which start it more than once in
+    one process and check what each start does."""
+    global _started
+    with _start_lock:
+        _started = False

@@ -67,10 +67,10 @@ class TestValidation:
             time.sleep(0.05)  # widen the window in which a second thread could also miss
             return real(schema)
 
-        monkeypatch.setattr(agent, "_validators", {})
+        agent.clear_validators()
         monkeypatch.setattr(hed.validator, "HedValidator", slow_build)
         with ThreadPoolExecutor(max_workers=4) as pool:
-            validators = list(pool.map(lambda _: agent._validator("8.4.0"), range(4)))
+            validators = list(pool.map(lambda _: agent.hed_validator("8.4.0"), range(4)))
         assert len(built) == 1 and all(v is validators[0] for v in validators)
 
     def test_other_schema_versions(self) -> None:

@@ -175,7 +175,7 @@ async def test_schema_is_indexed_off_the_event_loop(monkeypatch: pytest.MonkeyPa
             built_in.append(threading.get_ident())
             super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(agents.vocabulary, "_cache", {})
+    agents.vocabulary.clear_cache()
     monkeypatch.setattr(agents.vocabulary, "Vocabulary", Recording)
     llm = ScriptedLLM({"annotation": [VALID_A], "evaluation": [FAITHFUL]})
     state = await run_workflow("A red circle appears.", llm=llm)

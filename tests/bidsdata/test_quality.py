@@ -96,6 +96,33 @@ def test_both_are_bounded():
     assert [r.line for r in row_preview(SIDECAR, {"sub-01_task-x_events.tsv": long}, "8.4.0", limit=3)] == [2, 3, 4]
 
 
+def test_hedtools_reads_each_events_text_once(monkeypatch):
+    """The assembly, EventsChecker and the condition variables share one parse of a file's text."""
+    import hed.models
+
+    made: list[str] = []
+
+    class Counted(hed.models.TabularInput):
+        def __init__(self, *args, **kwargs):
+            made.append(kwargs.get("name"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(hed.models, "TabularInput", Counted)
+    files = {"a_task-x_events.tsv": EVENTS, "b_task-x_events.tsv": EVENTS}
+    found = quality(SIDECAR, files, "8.4.0")
+    assert (found.rows_ok, found.factors) == (8, ["colour"]) and made == sorted(files)
+    made.clear()
+    assert len(row_preview(SIDECAR, files, "8.4.0", limit=3)) == 3 and made == ["a_task-x_events.tsv"]
+
+
+def test_a_shared_parse_still_orders_a_file_whose_onsets_have_hed():
+    # Assembling types a categorical column as pandas categories: a checker reading the onsets after it must
+    # still find them in order.
+    sidecar = {**SIDECAR, "onset": {"HED": {"1.0": "Label/First", "2.0": "Label/Second"}}}
+    found = quality(sidecar, {"sub-01_task-x_events.tsv": EVENTS}, "8.4.0")
+    assert (found.rows, found.rows_ok, found.unchecked, found.factors) == (7, 4, [], ["colour"])
+
+
 def _referee():
     spec = importlib.util.spec_from_file_location("score_events", REFEREE)
     module = importlib.util.module_from_spec(spec)

@@ -19,9 +19,8 @@ from annotations.runs.broadcasts import broadcast, session_group
 
 
 @pytest.fixture
-def server_loop(settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[asyncio.AbstractEventLoop]:
+def server_loop(settings) -> Iterator[asyncio.AbstractEventLoop]:
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    monkeypatch.setattr(runtime, "_server_loop", None)
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="server-loop", daemon=True)
     thread.start()
@@ -32,6 +31,7 @@ def server_loop(settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[asyncio.A
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)
         loop.close()
+        runtime.forget_server_loop()  # closed: the next server's loop registers itself
 
 
 def test_a_broadcast_from_another_thread_reaches_a_socket_on_the_server_loop(server_loop) -> None:

@@ -7,8 +7,8 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from bidsdata import validation
 from bidsdata.archive import DatasetFiles, read_uploads
+from bidsdata.pool import configure_pool, drop_pool
 
 EVENTS = (
     "onset\tduration\tevent_type\thand\tresponse_time\n"
@@ -49,7 +49,7 @@ def small_uploads() -> list[SimpleUploadedFile]:
 @pytest.fixture
 def fresh_pool():
     """Each test starts and ends with no shared validation pool and no configured size."""
-    validation.configure_pool(None)
+    configure_pool(None)
     yield
-    validation.configure_pool(None)
-    validation.drop_pool()
+    configure_pool(None)
+    drop_pool()

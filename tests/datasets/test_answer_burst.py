@@ -71,11 +71,9 @@ class Recorder:
         monkeypatch.setattr(jobs, "broadcast_progress", no_broadcast)
         monkeypatch.setattr(jobs, "store_current", store_current)
         monkeypatch.setattr(answers, "refresh_sidecar", refresh_sidecar)
-        monkeypatch.setattr(answers, "_notes", {})
-        monkeypatch.setattr(answers, "_draining", set())
-        # An answers thread of its own: a drain an earlier test left behind (its database since emptied) must
-        # not hold this one up.
-        monkeypatch.setattr(answers, "_executor", None)
+        # No notes but this test's, and an answers thread of its own: a drain an earlier test left behind (its
+        # database since emptied) must not hold this one up.
+        answers.reset()
 
 
 def _burst(project: DatasetProject, user: Any) -> list[AnnotationSession]:
@@ -102,7 +100,7 @@ def test_a_burst_of_answers_runs_each_level_and_validates_each_task_once(user, m
     [task_row] = project.tasks.all()
     assert recorder.validated == [(str(project.pk), task_row.pk)], "one validation of the answered task"
     assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.DONE  # written by the job's end
-    assert answers._draining == set() and answers._notes == {}
+    assert answers.draining() == set() and answers.pending() == {}
 
 
 @pytest.mark.django_db(transaction=True)

@@ -60,8 +60,7 @@ def test_answering_describes_the_level_and_annotates_only_it_again(project, user
     default_task_backend.clear()
     launched: list[str] = []
     monkeypatch.setattr(answers, "launch", launched.append)
-    monkeypatch.setattr(answers, "_notes", {})
-    monkeypatch.setattr(answers, "_draining", set())  # drained by tests/datasets/test_answer_burst.py
+    answers.reset()  # no notes but this test's (drained by tests/datasets/test_answer_burst.py)
     annotate(project, user, {("trial_type", "blink_twice"): NO_ROLE})
     target = level(project, "trial_type", "blink_twice")
     with django_capture_on_commit_callbacks(execute=True):
@@ -72,7 +71,7 @@ def test_answering_describes_the_level_and_annotates_only_it_again(project, user
     assert session.dataset_level == target and session.description == "The participant taps the star once."
     # Not a job in the run slots: a note for the answers' own thread (its level, its task).
     assert default_task_backend.results == [] and launched == [str(project.pk)]
-    assert answers._notes[str(project.pk)].sessions == [str(session.pk)]
+    assert answers.pending()[str(project.pk)].sessions == [str(session.pk)]
     assert AnnotationSession.objects.filter(dataset_level__isnull=False, status=SessionStatus.QUEUED).count() == 1
     assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.ANNOTATING
     state = _state(project, "trial_type", "blink_twice")
@@ -88,8 +87,7 @@ def test_an_answer_while_the_project_job_runs_is_queued_beside_it(project, user,
     default_task_backend.clear()
     launched: list[str] = []
     monkeypatch.setattr(answers, "launch", launched.append)
-    monkeypatch.setattr(answers, "_notes", {})
-    monkeypatch.setattr(answers, "_draining", set())
+    answers.reset()
     job = services.start_annotation(project, user=user, enqueue=False)
     assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.ANNOTATING
     with django_capture_on_commit_callbacks(execute=True):

@@ -70,8 +70,7 @@ def test_a_job_whose_lease_lapsed_is_handed_on(user, small_files) -> None:
 @override_settings(TASKS=DATABASE_TASKS)
 def test_answered_levels_whose_drain_died_are_run_by_a_job(user, small_files, monkeypatch) -> None:
     monkeypatch.setattr(answers, "launch", lambda project_id: None)  # the process dies before draining
-    monkeypatch.setattr(answers, "_notes", {})
-    monkeypatch.setattr(answers, "_draining", set())
+    answers.reset()
     project = services.import_dataset(user=user, files=small_files, name="tiny")
     level = DatasetLevel.objects.filter(column__task__project=project).order_by("pk").first()
     session = services.answer_question(project, user=user, answer="A made-up meaning of the level.", level=level)

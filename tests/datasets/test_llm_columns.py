@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from annotations.datasets import services
+from annotations.datasets import inventory_edits, services
 from annotations.datasets.jobs import run_dataset_job
 from annotations.datasets.selectors import level_states
 from annotations.models import (
@@ -183,7 +183,7 @@ def test_a_level_run_again_alone_asks_for_that_level_with_its_annotated_siblings
     project = annotate(user, small_files)
     before = len(fake.chat_requests())
     level = DatasetLevel.objects.get(value="show_house")
-    services.set_level_description(level, "A photograph of a red brick house fills the screen.")
+    inventory_edits.set_level_description(level, "A photograph of a red brick house fills the screen.")
     session = services.queue_level_run(project, level, user=user)
     asyncio.run(run_dataset_job(project.pk, [str(session.pk)], 1))
 

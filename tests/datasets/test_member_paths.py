@@ -12,7 +12,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from annotations.models import DatasetFile, DatasetLevel, DatasetProject
-from bidsdata.archive import DatasetError, check_member_name, read_uploads, read_zip
+from bidsdata.archive import DatasetError, read_uploads, read_zip
+from bidsdata.members import check_member_name
 from tests.datasets.conftest import EVENTS
 
 pytestmark = pytest.mark.django_db

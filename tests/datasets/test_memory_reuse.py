@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from annotations.datasets import services
+from annotations.datasets import inventory_edits, services
 from annotations.models import AnnotationSession, DatasetProject, SessionStatus
 from annotations.runs.execution import execute_session
 from annotations.runs.memory import examples_for
@@ -29,7 +29,7 @@ def _remembered(user, project: DatasetProject) -> AnnotationSession:
 
 def _run_described(user, project: DatasetProject) -> AnnotationSession:
     target = level(project, "trial_type", "press")
-    services.set_level_description(target, DESCRIPTION)
+    inventory_edits.set_level_description(target, DESCRIPTION)
     [session] = services.create_level_sessions(project, [target], user=user)
     asyncio.run(execute_session(str(session.pk), use_configured_llm=False))
     session.refresh_from_db()

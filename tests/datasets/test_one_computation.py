@@ -12,7 +12,7 @@ from django.db import connection
 
 from annotations.datasets import computations, results, services
 from annotations.models import AnnotationSession, DatasetLevel, SessionStatus, SidecarResult
-from bidsdata import validation
+from bidsdata import pool as validation_pool
 from bidsdata.sidecar import validate_sidecar
 from tests.datasets.test_parallel_validation import NAME, SIDECAR_HED, VERSION, _events
 
@@ -55,7 +55,7 @@ def test_concurrent_askers_of_one_digest_share_one_computation(user, small_files
     assert len(computed) == 1, f"{len(computed)} computations for one digest"
     assert all(s == sidecars[0] for s in sidecars) and sidecars[0]
     assert SidecarResult.objects.filter(task=task).count() == 1
-    assert validation.pool_size() == 3, "the pool's size is the HEDIT_VALIDATION_WORKERS setting"
+    assert validation_pool.pool_size() == 3, "the pool's size is the HEDIT_VALIDATION_WORKERS setting"
 
 
 @pytest.mark.django_db(transaction=True)  # on PostgreSQL the claim is an advisory lock of this thread's connection
@@ -64,7 +64,7 @@ def test_another_process_s_computation_is_waited_for_not_repeated():
     box: dict[str, str] = {}
     computed: list[str] = []
     answer: list[str] = []
-    with computations._claim(key) as mine:  # as another process would hold it while computing
+    with computations.claim(key) as mine:  # as another process would hold it while computing
         assert mine
         def wait() -> None:
             try:
@@ -125,7 +125,7 @@ def test_concurrent_validations_share_one_pool_bounded_by_its_size(monkeypatch, 
             created.append(self)
 
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Counted)
-    validation.configure_pool(2)
+    validation_pool.configure_pool(2)
     events = _events()
     alone = validate_sidecar(SIDECAR_HED, events, VERSION, name=NAME, workers=1)
     with concurrent.futures.ThreadPoolExecutor(4) as callers:
@@ -133,8 +133,8 @@ def test_concurrent_validations_share_one_pool_bounded_by_its_size(monkeypatch, 
                                  range(4)))
     assert all(f == alone for f in found)
     assert len(created) == 1, f"{len(created)} pools for four concurrent validations"
-    pool, size = validation.shared_pool()
+    pool, size = validation_pool.shared_pool()
     assert pool is created[0] and size == 2 and pool._max_workers == 2
     assert len(pool._processes) <= 2, "never more processes than the setting"
-    validation.configure_pool(3)  # another size: the running pool is replaced, never grown beside
-    assert validation.shared_pool()[0] is not pool and pool._shutdown_thread
+    validation_pool.configure_pool(3)  # another size: the running pool is replaced, never grown beside
+    assert validation_pool.shared_pool()[0] is not pool and pool._shutdown_thread

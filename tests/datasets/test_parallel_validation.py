@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import concurrent.futures
 import io
 import json
+import logging
 import multiprocessing
 import os
+import re
 from typing import Any
 
 import pytest
 from hed.errors import ErrorContext
 from hed.models import Sidecar, TabularInput, df_util
 
-from bidsdata import delays, validation
-from bidsdata.issues import SIDECAR, SidecarIssue
-from bidsdata.issues import cell as _cell
-from bidsdata.issues import quoted as _quoted
-from bidsdata.issues import read_table as _tsv
-from bidsdata.issues import related as _related
-from bidsdata.issues import severity as _severity
-from bidsdata.issues import text_or_none as _text
+from bidsdata import delays, pool, validation
+from bidsdata.issues import SIDECAR, SidecarIssue, cell, quoted, read_table, related, severity, text_or_none
 from bidsdata.schemas import load_schema
 from bidsdata.sidecar import validate_sidecar
 
@@ -73,43 +68,47 @@ def _legacy(sidecar: dict[str, Any], events: dict[str, str], include_warnings: b
     delays.install()
     schema = load_schema(VERSION)
     side = Sidecar(io.StringIO(json.dumps(sidecar)), name=NAME)
-    assert not [i for i in side.validate(schema, name="") if _severity(i) == "error"]
+    assert not [i for i in side.validate(schema, name="") if severity(i) == "error"]
     found = []
     for path, text in events.items():
-        header, rows = _tsv(text)
+        header, rows = read_table(text)
         for issue in TabularInput(io.StringIO(text), sidecar=side, name=path).validate(schema, name=""):
-            if _severity(issue) != "error" and not include_warnings:
+            if severity(issue) != "error" and not include_warnings:
                 continue
             row = issue.get(ErrorContext.ROW)
             row = int(row) if row is not None else None
             column = issue.get(ErrorContext.COLUMN) or issue.get(ErrorContext.SIDECAR_COLUMN_NAME)
-            tag = issue.get("source_tag") or _quoted(str(issue.get("message", "")))
+            tag = issue.get("source_tag") or quoted(str(issue.get("message", "")))
             found.append(SidecarIssue(
                 source=path, code=str(issue.get("code")), message=str(issue.get("message", "")).strip(),
-                severity=_severity(issue), column=column, level=_cell(rows, header, row, column), row=row,
-                hed=_text(issue.get(ErrorContext.HED_STRING)),
-                related=() if column else _related(sidecar, header, rows, row, tag)))
+                severity=severity(issue), column=column, level=cell(rows, header, row, column), row=row,
+                hed=text_or_none(issue.get(ErrorContext.HED_STRING)),
+                related=() if column else related(sidecar, header, rows, row, tag)))
     return found
 
 
 class Spy:
-    """Counts the files validated in this process and the pools started (their files go to the workers)."""
+    """Counts the files validated in this process and the pools asked for (their files go to the workers): each
+    validation says in how many processes it validates (more than one: in the shared pool's workers)."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
         self.files: list[str] = []
-        self.pools: list[int] = []
-        real_file, real_pool = validation.validate_file, validation._in_pool
+        self.caplog = caplog
+        real_file = validation.validate_file
+        caplog.set_level(logging.INFO, logger=validation.__name__)
 
         def validate_file(validator: Any, path: str, text: str) -> list[SidecarIssue]:
             self.files.append(path)
             return real_file(validator, path, text)
 
-        def in_pool(count: int, items: list[tuple[str, str]], *args: Any) -> None:
-            self.pools.append(count)
-            real_pool(count, items, *args)
-
         monkeypatch.setattr(validation, "validate_file", validate_file)
-        monkeypatch.setattr(validation, "_in_pool", in_pool)
+
+    @property
+    def pools(self) -> list[int]:
+        """The number of processes of each validation handed to the pool, in order."""
+        counts = [re.search(r"^validating .* in (\d+) process\(es\)", r.getMessage())
+                  for r in self.caplog.records if r.name == validation.__name__]
+        return [int(c.group(1)) for c in counts if c is not None and int(c.group(1)) > 1]
 
 
 class RecordingCache:
@@ -131,10 +130,10 @@ class RecordingCache:
 
 @pytest.mark.parametrize("method", [m for m in ("fork", "forkserver") if m in multiprocessing.get_all_start_methods()])
 @pytest.mark.parametrize("include_warnings", [False, True])
-def test_processes_find_what_one_process_finds(monkeypatch, method, include_warnings):
+def test_processes_find_what_one_process_finds(monkeypatch, caplog, method, include_warnings):
     events = _events()
-    spy = Spy(monkeypatch)
-    monkeypatch.setattr(validation, "start_method", lambda: method)
+    spy = Spy(monkeypatch, caplog)
+    monkeypatch.setattr(pool, "start_method", lambda: method)
     alone = validate_sidecar(SIDECAR_HED, events, VERSION, name=NAME, include_warnings=include_warnings, workers=1)
     assert sorted(spy.files) == sorted(events) and spy.pools == []
     spy.files.clear()
@@ -154,9 +153,9 @@ def test_processes_find_what_one_process_finds(monkeypatch, method, include_warn
         assert any(i.code == "SIDECAR_KEY_MISSING" and i.source.startswith("sub-05") for i in alone)
 
 
-def test_a_second_call_validates_only_what_changed(monkeypatch):
+def test_a_second_call_validates_only_what_changed(monkeypatch, caplog):
     events = _events()
-    cache, spy = RecordingCache(), Spy(monkeypatch)
+    cache, spy = RecordingCache(), Spy(monkeypatch, caplog)
     first = validate_sidecar(SIDECAR_HED, events, VERSION, name=NAME, cache=cache, workers=1)
     assert len(spy.files) == len(events) and len(set(cache.sets)) == len(events)
 
@@ -175,9 +174,9 @@ def test_a_second_call_validates_only_what_changed(monkeypatch):
     assert any(i.source.startswith("sub-01/") for i in again) and not any(i.source.startswith("sub-01/") for i in first)
 
 
-def test_another_sidecar_or_schema_validates_every_file_again(monkeypatch):
+def test_another_sidecar_or_schema_validates_every_file_again(monkeypatch, caplog):
     events = _events()
-    cache, spy = RecordingCache(), Spy(monkeypatch)
+    cache, spy = RecordingCache(), Spy(monkeypatch, caplog)
     validate_sidecar(SIDECAR_HED, events, VERSION, name=NAME, cache=cache, workers=1)
     fixed = json.loads(json.dumps(SIDECAR_HED))
     fixed["shape"]["HED"]["disc"] = "Circle"
@@ -193,40 +192,65 @@ def test_another_sidecar_or_schema_validates_every_file_again(monkeypatch):
     assert sorted(spy.files) == sorted(events), "warnings asked for: another result"
 
 
-def test_a_sidecar_with_errors_validates_no_events_file(monkeypatch):
+def test_a_sidecar_with_errors_validates_no_events_file(monkeypatch, caplog):
     broken = json.loads(json.dumps(SIDECAR_HED))
     broken["shape"]["HED"]["disc"] = "Circle, Blorp"
-    cache, spy = RecordingCache(), Spy(monkeypatch)
+    cache, spy = RecordingCache(), Spy(monkeypatch, caplog)
     issues = validate_sidecar(broken, _events(), VERSION, name=NAME, cache=cache, workers=2)
     assert issues and {i.source for i in issues} == {SIDECAR}
     assert spy.files == [] and spy.pools == [] and cache.gets == [] and cache.sets == []
 
 
 def test_the_number_of_processes(monkeypatch):
-    assert validation.available_cores() == len(os.sched_getaffinity(0)), "the cores this process may use"
-    monkeypatch.setattr(validation, "available_cores", lambda: 2)
+    assert pool.available_cores() == len(os.sched_getaffinity(0)), "the cores this process may use"
+    monkeypatch.setattr(pool, "available_cores", lambda: 2)
     big = validation.MIN_PARALLEL_BYTES["fork"]
     assert validation.plan_workers(400, 400 * big, None, "fork") == 2
     assert validation.plan_workers(1, 400 * big, None, "fork") == 1, "one file: nothing to share"
     assert validation.plan_workers(3, big - 1, None, "fork") == 1, "little work: a pool costs more"
     assert validation.plan_workers(3, big, None, "forkserver") == 1, "fresh processes cost more to start"
     assert validation.plan_workers(3, 10, 8, "fork") == 3, "as asked, never more than the files"
-    monkeypatch.setattr(validation, "available_cores", lambda: 1)
+    monkeypatch.setattr(pool, "available_cores", lambda: 1)
     assert validation.plan_workers(400, 400 * big, None, "fork") == 1
 
 
-def _probe() -> tuple[bool, str]:
-    schema = validation._worker.schema if validation._worker is not None else None
-    return df_util.split_delay_tags is delays.split_delay_tags, getattr(schema, "version", "")
+def _probe(sidecar_text: str) -> tuple[bool, str]:
+    """In a shared-pool worker: whether its start installed the fast Delay split (before any validator is built
+    there), and the schema of the validator it builds for the sidecar."""
+    installed = df_util.split_delay_tags is delays.split_delay_tags
+    validator = validation.FileValidator.build(json.loads(sidecar_text), VERSION, name=NAME, include_warnings=False)
+    return installed, getattr(validator.schema, "version", "")
+
+
+class _Kept(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def validated_in_a_worker(workers: int) -> tuple[list[SidecarIssue], list[str], int]:
+    """In a shared-pool worker (here: a module a fresh worker imports without Django): the events validated with
+    *workers* processes asked for, what the validation logged there, and the worker's process id."""
+    kept, logger = _Kept(), logging.getLogger(validation.__name__)
+    logger.addHandler(kept)
+    logger.setLevel(logging.INFO)
+    try:
+        found = validate_sidecar(SIDECAR_HED, _events(), VERSION, name=NAME, workers=workers)
+    finally:
+        logger.removeHandler(kept)
+    return found, [m for m in kept.messages if m.startswith("validating")], os.getpid()
 
 
 @pytest.mark.parametrize("method", [m for m in ("fork", "forkserver") if m in multiprocessing.get_all_start_methods()])
-def test_workers_load_the_schema_and_the_fast_delay_split(monkeypatch, method):
+def test_workers_load_the_schema_and_the_fast_delay_split(monkeypatch, method, fresh_pool):
     monkeypatch.setattr(df_util, "split_delay_tags", delays.original())  # a forked child would inherit ours
-    with concurrent.futures.ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context(method), initializer=validation._init_worker,
-            initargs=(json.dumps(SIDECAR_HED), VERSION, NAME, False)) as pool:
-        installed, version = pool.submit(_probe).result(timeout=120)
+    monkeypatch.setattr(pool, "start_method", lambda: method)
+    pool.configure_pool(1)
+    workers, _ = pool.shared_pool()
+    installed, version = workers.submit(_probe, json.dumps(SIDECAR_HED)).result(timeout=120)
     assert installed and version == VERSION
 
 

@@ -12,10 +12,12 @@ from concurrent.futures.process import BrokenProcessPool
 import pytest
 
 from annotations.datasets import results, services, sidecars
+from annotations.datasets.selectors import validation_version
 from annotations.models import AnnotationSession, DatasetLevel, SessionStatus, SidecarResult
-from bidsdata import validation
+from bidsdata.pipeline import quality_figures
+from bidsdata.pool import shared_pool
 from bidsdata.sidecar import validate_sidecar
-from tests.datasets.test_parallel_validation import NAME, SIDECAR_HED, VERSION, _events
+from tests.datasets.test_parallel_validation import NAME, SIDECAR_HED, VERSION, _events, validated_in_a_worker
 
 HED = "Sensory-event, Experimental-stimulus, Visual-presentation"
 
@@ -45,7 +47,9 @@ def test_the_sidecar_is_composed_validated_and_checked_in_a_pool_worker(annotate
     assert not _validations(caplog)[1:], "the worker's answers are kept in the cache for this process's steps"
     stored = SidecarResult.objects.get(task=task)
     assert result.sidecar == here.sidecar == stored.sidecar and result.issues == here.issues
-    assert result.checked == here.checked == results._checked(annotated, task, here, None)  # figures + preview
+    figures = quality_figures(here.sidecar, sidecars.task_events(annotated, task), validation_version(annotated),
+                              results.quality_limits())  # the pipeline's last step on that sidecar
+    assert result.checked == here.checked == figures  # figures + preview
     assert stored.quality == json.loads(json.dumps(here.checked)) and stored.quality["preview"]
 
 
@@ -63,13 +67,10 @@ def test_a_broken_pool_leaves_the_sidecar_computed_here(annotated, caplog, monke
     assert result.checked and SidecarResult.objects.get(task=task).quality == json.loads(json.dumps(result.checked))
 
 
-def test_a_pool_worker_validates_its_files_itself(monkeypatch):
-    events = _events()
-    alone = validate_sidecar(SIDECAR_HED, events, VERSION, name=NAME, workers=1)
-
-    def nested() -> None:
-        raise AssertionError("a pool worker asked for a pool")
-
-    monkeypatch.setattr(validation, "_in_worker", True)  # as the pool's initializer sets it
-    monkeypatch.setattr(validation, "shared_pool", nested)
-    assert validate_sidecar(SIDECAR_HED, events, VERSION, name=NAME, workers=2) == alone
+def test_a_pool_worker_validates_its_files_itself(fresh_pool):
+    alone = validate_sidecar(SIDECAR_HED, _events(), VERSION, name=NAME, workers=1)
+    workers, _ = shared_pool()
+    found, validated, worker = workers.submit(validated_in_a_worker, 2).result(timeout=120)
+    assert worker != os.getpid()
+    assert found == alone
+    assert [m.endswith("in 1 process(es)") for m in validated] == [True], "a pool worker asked for a pool"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from annotations.datasets import services
+from annotations.datasets import inventory_edits, services
 from annotations.datasets.jobs import run_dataset_job
 from annotations.datasets.selectors import level_states, progress, validation_version
 from annotations.datasets.sidecars import project_sidecars, spreadsheet, task_sidecar
@@ -182,23 +182,23 @@ def test_repeated_tags_across_columns_are_grouped_so_events_validate(user, small
 def test_column_kind_and_descriptions_can_change(user, small_files):
     project = _import(user, small_files)
     hand = DatasetColumn.objects.get(name="hand")
-    services.set_column_kind(hand, "value")
+    inventory_edits.set_column_kind(hand, "value")
     assert "#" in DatasetColumn.objects.get(name="hand").template
     assert all(s.level.column.name != "hand" for s in level_states(project))
     rt = DatasetColumn.objects.get(name="response_time")
-    services.set_column_kind(rt, "categorical")  # two distinct values: fine as levels
+    inventory_edits.set_column_kind(rt, "categorical")  # two distinct values: fine as levels
     assert set(rt.levels.values_list("value", flat=True)) == {"0.43", "0.51"}
     with pytest.raises(services.DatasetRequestError, match="kind must be one of"):
-        services.set_column_kind(hand, "colour")
+        inventory_edits.set_column_kind(hand, "colour")
     level = DatasetLevel.objects.get(value="show_house")
-    services.set_level_description(level, "  A house  photo. ")
+    inventory_edits.set_level_description(level, "  A house  photo. ")
     assert DatasetLevel.objects.get(pk=level.pk).description == "A house photo."
     with pytest.raises(services.DatasetRequestError, match="must not be empty"):
-        services.set_level_description(level, "   ")
+        inventory_edits.set_level_description(level, "   ")
     with pytest.raises(services.DatasetRequestError, match="exactly one #"):
-        services.set_column_template(DatasetColumn.objects.get(name="hand"), "Label/x")
+        inventory_edits.set_column_template(DatasetColumn.objects.get(name="hand"), "Label/x")
     with pytest.raises(services.DatasetRequestError, match="does not validate"):
-        services.set_column_template(DatasetColumn.objects.get(name="hand"), "Blorpish/#")
+        inventory_edits.set_column_template(DatasetColumn.objects.get(name="hand"), "Blorpish/#")
 
 
 def test_a_column_with_thousands_of_values_never_becomes_thousands_of_levels(user):
@@ -208,7 +208,7 @@ def test_a_column_with_thousands_of_values_never_becomes_thousands_of_levels(use
     stim = DatasetColumn.objects.get(name="stim")
     assert stim.kind == "value" and not DatasetLevel.objects.exists()
     with pytest.raises(services.DatasetRequestError, match="more than 200 distinct values"):
-        services.set_column_kind(stim, "categorical")
+        inventory_edits.set_column_kind(stim, "categorical")
     assert project.tasks.count() == 1
 
 

@@ -3,6 +3,7 @@ on the page (one by one or a whole table) and through the API; the answered leve
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 
@@ -10,11 +11,13 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from agents.columns import ColumnContext, ColumnResult
 from annotations.datasets import answers, services
 from annotations.datasets.question_answers import answer_table
 from annotations.datasets.questions import project_questions, shared_questions
 from annotations.models import AnnotationSession, DatasetColumn, DatasetLevel, DatasetProject
 from bidsdata.archive import read_uploads
+from tests.support.llm import ScriptedLLM
 
 DUMMY_TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
 # Two made-up tasks sharing `phase` (codes) and `side`; only the second has `pitch`. No sidecar: nobody said
@@ -41,8 +44,7 @@ def launched(monkeypatch, settings) -> list[str]:
     settings.TASKS = DUMMY_TASKS
     noted: list[str] = []
     monkeypatch.setattr(answers, "launch", noted.append)  # the drain is not started: the notes are kept
-    monkeypatch.setattr(answers, "_notes", {})
-    monkeypatch.setattr(answers, "_draining", set())
+    answers.reset()
     return noted
 
 
@@ -83,7 +85,8 @@ def test_the_api_lists_each_question_once_with_its_tasks_and_one_answer_serves_a
     assert [lv.description for lv in _levels(project, "side", "left")] == ["The target is on the left."] * 2
     runs = AnnotationSession.objects.filter(dataset_level__in=both)
     assert runs.count() == 2 and launched == [str(project.pk)]
-    assert len(answers._notes[str(project.pk)].sessions) == 2 and len(answers._notes[str(project.pk)].tasks) == 2
+    noted = answers.pending()[str(project.pk)]
+    assert len(noted.sessions) == 2 and len(noted.tasks) == 2
     after = api.get(url).json()["results"]
     assert len(after) == DISTINCT - 1 and ("side", "left") not in {(q["column"], q["level"]) for q in after}
 
@@ -131,7 +134,7 @@ def test_a_filled_table_answers_every_task_at_once_and_queues_its_levels_in_one_
                .values_list("description", flat=True)) == {"Where the target is."}
     # 2 + 2 + 1 levels annotated again, all noted before the drain starts: one batch for the drafts.
     assert AnnotationSession.objects.count() == 5 and launched == [str(project.pk)]
-    assert len(answers._notes[str(project.pk)].sessions) == 5
+    assert len(answers.pending()[str(project.pk)].sessions) == 5
     remaining = shared_questions(project_questions(project))
     assert len(remaining) == DISTINCT - 4
 
@@ -166,7 +169,7 @@ def test_only_the_owner_answers_from_a_table(project, other_user, launched):
 
 @pytest.mark.django_db(transaction=True)
 def test_answered_levels_are_drafted_in_one_batch_with_their_siblings_in_view(user, project, launched, monkeypatch):
-    from annotations.datasets.drafts import _plans
+    from annotations.datasets import drafts as drafts_module
 
     answer_table(project, user=user, text="column\tlevel\tdescription\nphase\t1\tThe cue appears.\n"
                                           "pitch\thigh\tA high tone plays.\n")
@@ -192,9 +195,16 @@ def test_answered_levels_are_drafted_in_one_batch_with_their_siblings_in_view(us
 
     # Each column's request sees the answered level with its answer and its siblings with theirs.
     again = answer_table(project, user=user, text="column\tlevel\tdescription\nphase\t2\tFeedback shows.\n")
-    plans = _plans([str(s.pk) for s in again.sessions])
-    assert len(plans) == 2  # the column in each task
-    for plan in plans:
-        levels = {lv.value: lv for lv in plan.context.levels}
+    requests: list[ColumnContext] = []
+
+    async def annotate_column(context: ColumnContext, *_: object, **__: object) -> ColumnResult:
+        requests.append(context)
+        return ColumnResult(column=context.column)  # drafts nothing: the levels' runs annotate on their own
+
+    monkeypatch.setattr(drafts_module, "annotate_column", annotate_column)
+    asyncio.run(drafts_module.column_drafts([str(s.pk) for s in again.sessions], llm=ScriptedLLM([])))
+    assert len(requests) == 2  # the column in each task
+    for context in requests:
+        levels = {lv.value: lv for lv in context.levels}
         assert set(levels) == {"1", "2"} and levels["2"].wanted and not levels["1"].wanted
         assert levels["2"].description == "Feedback shows." and levels["1"].description == "The cue appears."

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from annotations.datasets import results, services, sidecars
+from annotations.datasets import inventory_edits, results, services, sidecars
 from annotations.models import AnnotationSession, DatasetLevel, SessionStatus, SidecarResult
 
 pytestmark = pytest.mark.django_db
@@ -94,7 +94,7 @@ def test_an_edit_shows_the_last_result_as_stale_until_the_new_one_is_stored(user
     task = project.tasks.get()
     results.refresh_project(project)
     level = DatasetLevel.objects.get(value="press")
-    services.set_level_description(level, "The participant presses the left button with the index finger.")
+    inventory_edits.set_level_description(level, "The participant presses the left button with the index finger.")
     stale = results.current_sidecar(project, task, ask=False)
     assert stale.pending and stale.sidecar  # the last validated sidecar, marked as not current
     assert not stale.is_valid

@@ -198,9 +198,9 @@ async def test_status_event_after_cancel_of_a_queued_run(user, user_cookie) -> N
 async def test_a_bad_after_replays_from_the_start(user, user_cookie, after) -> None:
     # "²" passes str.isdigit() but not int(), and a huge number overflows the database integer:
     # either used to crash the consumer instead of replaying everything.
-    from annotations.runs.consumers import _after_seq
+    from annotations.runs.consumers import after_seq
 
-    assert _after_seq(f"after={after}".encode()) == 0
+    assert after_seq(f"after={after}".encode()) == 0
     session = await sync_to_async(new_session)(user)
     communicator = WebsocketCommunicator(application, f"/ws/sessions/{session.pk}/?after={after}",
                                          headers=[(b"cookie", user_cookie)])

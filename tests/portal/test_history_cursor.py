@@ -110,16 +110,20 @@ def test_cursor_tokens_round_trip() -> None:
 
 
 def test_deep_offsets_on_sqlite_give_the_same_keys_with_ties(user, monkeypatch) -> None:
-    """SQLite finds a deep OFFSET in steps (pager._offset_keys); ties of created_at must not move rows."""
-    from annotations.history import pager as filters
+    """SQLite finds a deep OFFSET in steps (see pager.SPLIT_OFFSET_FROM); ties of created_at must not move rows."""
+    from annotations.history import pager
 
-    monkeypatch.setattr(filters, "SPLIT_OFFSET_FROM", 0)
+    monkeypatch.setattr(pager, "SPLIT_OFFSET_FROM", 0)
     made = AnnotationSession.objects.bulk_create(
         AnnotationSession(user=user, description=f"tie {i}", schema_version="8.4.0") for i in range(30))
     now = timezone.now()
     for i, session in enumerate(made):  # groups of four runs created at one instant
         AnnotationSession.objects.filter(pk=session.pk).update(created_at=now - dt.timedelta(minutes=i // 4))
-    qs = AnnotationSession.objects.order_by(*filters.ORDERING)
+    qs = AnnotationSession.objects.order_by(*pager.ORDERING)
     everything = list(qs.values_list("pk", flat=True))
-    for offset in range(0, 32):
-        assert filters._offset_keys(qs, offset, 5) == everything[offset:offset + 5], offset
+    for per_page in range(1, 6):  # every offset from 0 to 31 starts some page, inside a group of ties or at one
+        for number in range(2, 31 // per_page + 2):  # the first page is read without an offset
+            offset = (number - 1) * per_page
+            page = pager.cheap_page(qs, number, per_page)  # its keys: per_page + 1 from the offset on
+            assert [row.pk for row in page.items] == everything[offset:offset + per_page], (per_page, offset)
+            assert page.seen == len(everything[offset:offset + per_page + 1]), (per_page, offset)

@@ -14,8 +14,7 @@ import pytest
 from cryptography.fernet import Fernet
 from django.template import loader
 
-from annotations.llm.crypto import SecretUnreadable, decrypt_secret, encrypt_secret, reencrypt_secret
-from annotations.llm.crypto import _legacy_fernet as legacy_fernet
+from annotations.llm.crypto import SecretUnreadable, decrypt_secret, encrypt_secret, legacy_fernet, reencrypt_secret
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC_STRING = "local-development-only-not-secret"
