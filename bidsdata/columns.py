@@ -1,10 +1,11 @@
 """What kind of column a column is when its sidecar entry does not say: names and values read as a curator would.
 
-``skip`` for bookkeeping (sample positions; trial and event counters, named as such or counting up by one
-within each file), ``categorical`` for codes (text with few values, or few whole numbers under a name that
-is no magnitude: ``response`` 1/2, ``value`` 11/12) and for free-text marker strings few enough to ask about
-(``Block Begin: Nr.4-tilt:30``: see :mod:`bidsdata.markers`), ``value`` for magnitudes and other numbers,
-and for anything with too many distinct values to annotate one by one.
+``skip`` for bookkeeping (sample positions; row and event counters, named as such or counting up by one
+within each file; trial numbers are values, ``Experimental-trial/#``), ``categorical`` for codes (text with
+few values, or few whole numbers under a name that is no magnitude: ``response`` 1/2, ``value`` 11/12) and
+for free-text marker strings few enough to ask about (``Block Begin: Nr.4-tilt:30``: see
+:mod:`bidsdata.markers`), ``value`` for magnitudes and other numbers, and for anything with too many distinct
+values to annotate one by one.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ MIN_COUNTER_VALUES = 3
 MAGNITUDES = frozenset({"gain", "loss", "amount", "reward", "price", "time", "rt", "duration", "latency", "age",
                         "count", "size", "distance", "intensity", "volume", "frequency"})
 """Words naming a quantity: a column named with one holds a measure, whatever its few values."""
-COUNTERS = frozenset({"trial", "trial number", "trial num", "trial nr", "trial no", "event number", "event num"})
-"""Names (humanized) of columns that number trials or events."""
+TRIAL_COUNTERS = frozenset({"trial", "trial number", "trial num", "trial nr", "trial no", "trial index"})
+"""Names (humanized) of columns that number the trials: each row's trial, ``Experimental-trial/#``."""
+COUNTERS = frozenset({"event number", "event num", "row", "row number", "line", "line number"})
+"""Names (humanized) of columns that number the rows or events: bookkeeping."""
 
 
 def humanize(name: str) -> str:
@@ -74,15 +77,24 @@ def is_magnitude(name: str) -> bool:
     return bool(plain & MAGNITUDES) or "number of" in " ".join(words) or (len(words) > 1 and words[0] == "n")
 
 
-def is_bookkeeping(name: str, values: list[str], counter: bool) -> bool:
-    """Sample positions and trial or event counters: columns that number the rows, saying nothing of an event.
+def numbers_trials(name: str, values: list[str]) -> bool:
+    """Whether a column numbers the trials (``trial``, ``trial_number``) with whole numbers: which trial each
+    row belongs to is said of its event (``Experimental-trial/#``), not bookkeeping."""
+    return " ".join(humanize(name).split()) in TRIAL_COUNTERS and bool(values) and all(is_integer(v) for v in values)
 
-    A counter is named as one (``trial``, ``trial_number``, ``event_number``, ``*_index``) and holds whole
-    numbers (*values*, its distinct ones), or counts up by one within each file (*counter*, from the scans).
+
+def is_bookkeeping(name: str, values: list[str], counter: bool) -> bool:
+    """Sample positions and row or event counters: columns that number the rows, saying nothing of an event.
+
+    A counter is named as one (``event_number``, ``*_index``) and holds whole numbers (*values*, its distinct
+    ones), or counts up by one within each file (*counter*, from the scans). Trial numbers are no bookkeeping
+    (:func:`numbers_trials`).
     """
     words = humanize(name).split()
     if words and words[-1] == "sample":
         return True
+    if numbers_trials(name, values):
+        return False
     named = " ".join(words) in COUNTERS or (len(words) > 1 and words[-1] == "index")
     return counter or (named and bool(values) and all(is_integer(v) for v in values))
 
@@ -112,6 +124,8 @@ def detected_kind(name: str, values: list[str], *, overflow: bool = False, count
     (*overflow*: it had more than were counted; *counts*: rows per value, to tell markers from notes)."""
     if is_bookkeeping(name, values, counter):
         return "skip"
+    if numbers_trials(name, values):
+        return "value"  # Experimental-trial/#
     if not values or overflow or is_channel_column(name, values):
         return "value"
     if all(is_file_name(v) for v in values):

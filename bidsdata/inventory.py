@@ -28,7 +28,14 @@ from typing import Any
 
 from bidsdata.archive import DatasetError, DatasetFiles
 from bidsdata.columns import MAX_LEVELS as MAX_LEVELS
-from bidsdata.columns import MIN_COUNTER_VALUES, ColumnKind, detected_kind, is_marker_levels, made_up_description
+from bidsdata.columns import (
+    MIN_COUNTER_VALUES,
+    ColumnKind,
+    detected_kind,
+    is_marker_levels,
+    made_up_description,
+    numbers_trials,
+)
 from bidsdata.columns import humanize as humanize
 from bidsdata.context import TaskContext, task_context
 from bidsdata.limits import LimitExceeded, UploadLimits
@@ -247,33 +254,39 @@ def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str]
         column.kind, column.needs_description, column.samples = "skip", False, []
         return column
     if sidecar_levels or isinstance(hed, dict):
-        categorical = True
+        kind: ColumnKind = "categorical"
     elif isinstance(entry.get("HED"), str):
-        categorical = False
+        kind = "value"
     else:
         kind = detected_kind(name, list(counts), overflow=overflow, counter=counter, counts=counts)
-        if kind == "skip":
-            column.kind, column.needs_description, column.samples = "skip", False, []
-            return column
-        categorical = kind == "categorical"
-    if not categorical:
+    if kind == "skip":
+        column.kind, column.needs_description, column.samples = "skip", False, []
+    elif kind == "value":
         column.existing_hed = hed if isinstance(hed, str) else None
-        return column
+        # A trial number's name says all there is to say (Experimental-trial/#): nothing to ask the lab.
+        column.needs_description = column.needs_description and not numbers_trials(name, list(counts))
+    else:
+        _add_levels(column, counts, sidecar_levels, hed)
+    return column
+
+
+def _add_levels(column: ColumnInventory, counts: dict[str, int], sidecar_levels: Mapping[str, Any],
+                hed: object) -> None:
+    """A categorical column's levels: declared ones first (in the sidecar's order, even if unused), then those
+    only found in the data, each with its description (the lab's, or one made up from the names)."""
     column.kind = "categorical"
     hed_levels = {str(k): str(v) for k, v in hed.items()} if isinstance(hed, dict) else {}
     column.existing_hed = hed_levels or None
-    # Declared levels first (in the sidecar's order, even if unused), then those only found in the data.
     values = [str(v) for v in sidecar_levels] + [v for v in counts if v not in sidecar_levels]
     values += [v for v in hed_levels if v not in values]
     # A marker string is read as words ("Trial start, number 9"), not as "value: trial start: no.9".
     markers = not sidecar_levels and not hed_levels and is_marker_levels(counts)
     for value in values:
         text = sidecar_levels.get(value)
-        made_up = marker_description(value) if markers else made_up_description(name, value)
+        made_up = marker_description(value) if markers else made_up_description(column.name, value)
         column.levels.append(LevelInventory(
             value=value, count=counts.get(value, 0), description=str(text) if text else made_up,
             needs_description=not text, existing_hed=hed_levels.get(value)))
-    return column
 
 
 def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_existing_hed: bool,

@@ -83,22 +83,87 @@ def lemma_candidates(word: str) -> tuple[str, ...]:
         stem = word[:-2]
         out.extend([stem, stem + "e", word[:-3] + "y" if word.endswith("ily") else stem,
                     word[:-4] + "le" if word.endswith("ally") else stem])
+    out.extend(derived_bases(word))
     return tuple(dict.fromkeys(w for w in out if w != word))
 
 
+# English nominal suffixes and the verb (or adjective) endings they come from, most specific first:
+# "classification" -> "classify", "categorization" -> "categorize", "prediction" -> "predict",
+# "avoidance" -> "avoid", "judgment" -> "judge". Tried after the inflectional lemmas, and used only
+# where the lexicon knows the base: the word's own entry always wins.
+_DERIVATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ication", ("icate", "y")),
+    ("ization", ("ize",)),
+    ("isation", ("ize", "ise")),
+    ("ation", ("ate", "e", "")),
+    ("ition", ("ite", "")),
+    ("ion", ("", "e")),
+    ("ment", ("", "e")),
+    ("ance", ("", "e")),
+    ("ence", ("", "e")),
+)
+_MIN_STEM = 3  # "station" is no "state": a stem of two letters is no word of its own
+
+
+@functools.cache
+def derived_bases(word: str) -> tuple[str, ...]:
+    """The English word a derived noun comes from, by its first matching suffix: the first candidate
+    lemminflect's dictionary knows ("replication" -> "replicate", never "reply"; "application" -> "apply")."""
+    for suffix, endings in _DERIVATIONS:
+        if word.endswith(suffix):
+            stem = word[: -len(suffix)]
+            if len(stem) < _MIN_STEM:
+                return ()
+            return next(((stem + e,) for e in endings if getAllLemmas(stem + e)), ())
+    return ()
+
+
+_MIN_PART = 3  # parts shorter than this ("in", "on") find a word in almost anything
+
+
+def compound_parts(word: str, known: Callable[[str], bool]) -> tuple[str, str] | None:
+    """Two known words a run-together word is made of ("scrambledpix" -> "scrambled", "pix"), or None.
+
+    Only for a word English does not have (not in lemminflect's dictionary): "understand" stays one word;
+    both parts content words. The split with the longest known first part wins.
+    """
+    if len(word) < 2 * _MIN_PART + 1 or not is_unknown(word):
+        return None
+    for cut in range(len(word) - _MIN_PART, _MIN_PART - 1, -1):
+        head, tail = word[:cut], word[cut:]
+        if _known_word(head, known) and _known_word(tail, known):
+            return head, tail
+    return None
+
+
+def is_unknown(word: str) -> bool:
+    """Whether English (lemminflect's dictionary) lacks *word*: a code, an abbreviation, a name."""
+    return word.isalpha() and not getAllLemmas(word)
+
+
+def _known_word(word: str, known: Callable[[str], bool]) -> bool:
+    """A content word the lexicon knows: "countdown" is not "count" and "down", nor "offline" "off" and "line"."""
+    if word in STOPWORDS:
+        return False
+    return known(word) or any(known(c) for c in lemma_candidates(word))
+
+
 def tokenize(text: str, known: Callable[[str], bool]) -> list[Token]:
-    """Tokens of *text*, each with the base forms the lexicon knows ("blinks" -> "blink")."""
+    """Tokens of *text*, each with the base forms the lexicon knows ("blinks" -> "blink"); a word English does
+    not have may be two known words run together ("redsquare")."""
     tokens: list[Token] = []
     for m in _TOKEN.finditer(text.replace("\u2019", "'")):
         surface = m.group(0).lower()
         if surface.endswith("'s"):
             surface = surface[:-2]
-        bases = [c for c in lemma_candidates(surface) if known(c)] if surface.isalpha() else []
-        forms = tuple(dict.fromkeys([surface, *bases]))
-        norm = bases[0] if bases and not known(surface) else surface
-        if norm == surface and not known(surface):
-            norm = SPELLINGS.get(surface, surface)
-        tokens.append(Token(surface, norm, len(tokens), m.start(), m.end(), forms))
+        whole = known(surface) or not surface.isalpha() or any(known(c) for c in lemma_candidates(surface))
+        for word in (None if whole else compound_parts(surface, known)) or (surface,):
+            bases = [c for c in lemma_candidates(word) if known(c)] if word.isalpha() else []
+            forms = tuple(dict.fromkeys([word, *bases]))
+            norm = bases[0] if bases and not known(word) else word
+            if norm == word and not known(word):
+                norm = SPELLINGS.get(word, word)
+            tokens.append(Token(word, norm, len(tokens), m.start(), m.end(), forms))
     return tokens
 
 

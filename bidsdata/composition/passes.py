@@ -13,12 +13,13 @@ import logging
 import re
 from collections.abc import Callable, Mapping
 
+from agents import conventions
 from bidsdata.assembly import DroppedTags, drop_repeated, usable_templates, without_event_types
-from bidsdata.composition import cues
+from bidsdata.composition import clock, cues
 from bidsdata.composition.definitions import conditions, lasting, repeated_content
 from bidsdata.composition.displays import screen_displays
 from bidsdata.composition.distinct import distinguish, level_texts
-from bidsdata.composition.events import complete_event, one_event
+from bidsdata.composition.events import complete_event, event_groups, one_event
 from bidsdata.composition.factorial import cross_factors
 from bidsdata.composition.labels import implied_conditions, named_only
 from bidsdata.composition.markers import with_marker_numbers
@@ -71,6 +72,16 @@ def padded_values(draft: Draft) -> None:
             f"its values begin or end with spaces (such as {value!r}), and hedtools uses values exactly as "
             f"written: remove the spaces from column {column!r} in the events files, then annotate it again")))
         logger.info("column %s left without HED: padded value %r", column, value)
+
+
+def clock_times(draft: Draft) -> None:
+    """Value columns holding times on the recording's clock (when other parts of the trial happened) are left
+    out, each with a note saying how to annotate those moments (:mod:`.clock`)."""
+    for column in [c for c, given in draft.chosen.items() if isinstance(given, str) and c not in ("onset", "duration")]:
+        if clock.on_the_clock(draft.rows.files.values(), column):
+            del draft.chosen[column]
+            draft.notes.append(DroppedTags(column, None, (), reason=clock.REASON, fix=clock.fix(column)))
+            logger.info("column %s left without HED: times on the recording's clock", column)
 
 
 def roles(draft: Draft) -> None:
@@ -170,6 +181,40 @@ def nested_references(draft: Draft) -> None:
                   rows=draft.rows)
 
 
+_SHOWN = (("(Image,", "Visual-presentation"), ("(Movie,", "Visual-presentation"), ("(Sound,", "Auditory-presentation"))
+
+
+def _presented(template: str) -> str | None:
+    """The modality of a file column's template (``(Image, Pathname/#)`` is seen), None for any other column."""
+    return next((modality for start, modality in _SHOWN if template.startswith(start)), None)
+
+
+def shown_files(draft: Draft) -> None:
+    """A picture or sound file named on a row whose event is an action (a response, say) was presented to the
+    participant: a sensory event of its own beside the action, with its modality and the role the column's
+    description gives it (feedback, a cue...), never a part of what the participant did."""
+    events = draft.columns(EVENT)
+    if not events:
+        return
+    files = {c: m for c in draft.nested if isinstance(draft.chosen.get(c), str)
+             and (m := _presented(str(draft.chosen[c])))}
+    levels = dict(draft.chosen[events[0]])
+    for level, hed in levels.items():
+        groups = event_groups(hed, draft.known)
+        if not groups or any("Sensory-event" in g for g in groups):
+            continue
+        for column, modality in files.items():
+            ref = "{" + column + "}"
+            if ref not in groups[0]:
+                continue
+            info = next((c for c in draft.task.columns if c.name == column), None)
+            role = cues.stimulus_role(conventions.words(column.replace("_", " "), info.description if info else ""))
+            hed = hed.replace(groups[0], re.sub(r",\s*" + re.escape(ref), "", groups[0], count=1), 1)
+            hed = f"{hed}, (Sensory-event, {modality}, {role}, {ref})"
+        levels[level] = hed
+    draft.chosen[events[0]] = levels
+
+
 def top_level_repeats(draft: Draft) -> None:
     """A tag two top-level columns give one event appears once (the nested ones are deduplicated inside their
     event) (:func:`.assembly.drop_repeated`)."""
@@ -237,9 +282,9 @@ def shared_definitions(draft: Draft) -> None:
 
 
 PASSES: tuple[Pass, ...] = (
-    marker_numbers, carried_templates, padded_values, roles, lasting_events, condition_definitions,
+    marker_numbers, carried_templates, padded_values, clock_times, roles, lasting_events, condition_definitions,
     modifiers_without_event_types, completed_templates, completed_events, displays, nesting, one_event_group,
-    nested_references, top_level_repeats, crossed_factors, distinct_levels, named_holes, names_only,
+    nested_references, shown_files, top_level_repeats, crossed_factors, distinct_levels, named_holes, names_only,
     without_empty, shared_definitions,
 )
 """The conventions in the order they apply: each pass reads what the ones before it decided."""

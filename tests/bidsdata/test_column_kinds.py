@@ -32,12 +32,13 @@ def test_codes_are_categorical_and_magnitudes_values():
     assert [lv.value for lv in task.column("choice_code").levels] == ["-1", "1", "0"]
 
 
-def test_sample_positions_and_counters_are_skipped():
+def test_sample_positions_and_event_counters_are_skipped_and_trial_numbers_are_values():
     rows = "".join(f"{i}.0\tn/a\t{100 + 7 * i}\t{i + 1}\t{i}\t{3 * i}\t{i % 2}\n" for i in range(10))
     task = _task(f"onset\tduration\tstim_sample\ttrial_number\tevent_index\tscore\tside\n{rows}")
     kinds = {c.name: c.kind for c in task.columns}
-    assert kinds == {"onset": "skip", "duration": "skip", "stim_sample": "skip", "trial_number": "skip",
+    assert kinds == {"onset": "skip", "duration": "skip", "stim_sample": "skip", "trial_number": "value",
                      "event_index": "skip", "score": "value", "side": "categorical"}
+    # Which trial a row belongs to is said of its event (Experimental-trial/#), asked of nobody.
     assert task.column("trial_number").levels == [] and not task.column("trial_number").needs_description
 
 
@@ -52,7 +53,7 @@ def test_a_column_counting_up_by_one_in_every_file_is_a_counter():
 
 def test_trial_is_categorical_when_the_sidecar_declares_its_levels():
     tsv = "onset\tduration\ttrial\n1\tn/a\t1\n2\tn/a\t2\n3\tn/a\t3\n"
-    assert _task(tsv).column("trial").kind == "skip"
+    assert _task(tsv).column("trial").kind == "value"
     declared = _task(tsv, {"trial": {"Levels": {"1": "Practice.", "2": "Test.", "3": "Test again."}}})
     assert declared.column("trial").kind == "categorical"
     assert [lv.value for lv in declared.column("trial").levels] == ["1", "2", "3"]

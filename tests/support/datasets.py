@@ -57,9 +57,14 @@ def _undeclared_kind(col: str, counts: Counter, counts_up: bool) -> str:
     """The kind of a column no sidecar entry settles, by the documented rules."""
     words = re.sub(r"[\s_\-]+", " ", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", col)).strip().lower().split()
     integers = bool(counts) and all(INTEGER.fullmatch(v) for v in counts)
-    counter_name = " ".join(words) in {"trial", "trial number", "trial num", "trial nr", "trial no", "event number",
-                                       "event num"} or (len(words) > 1 and words[-1] == "index")
-    if words[-1:] == ["sample"] or counts_up or (counter_name and integers):
+    trial_name = " ".join(words) in {"trial", "trial number", "trial num", "trial nr", "trial no", "trial index"}
+    counter_name = " ".join(words) in {"event number", "event num", "row", "row number", "line", "line number"} or (
+        len(words) > 1 and words[-1] == "index")
+    if words[-1:] == ["sample"]:
+        return "skip"
+    if trial_name and integers:
+        return "value"  # which trial a row belongs to: Experimental-trial/#
+    if counts_up or (counter_name and integers):
         return "skip"
     magnitude = any(w in MAGNITUDE_WORDS or w.removesuffix("s") in MAGNITUDE_WORDS for w in words) or \
         "number of" in " ".join(words) or (len(words) > 1 and words[0] == "n")
@@ -82,12 +87,12 @@ def expected(folder: Path) -> dict[str, dict]:
     """Per task: sidecar name, events files, and per column (kind, {level: count}) read with csv only.
 
     The rule under test: onset/duration/sample are skipped; a curator entry with Levels or a HED dict
-    makes a column categorical, a HED string a value column; otherwise sample positions and counters
-    (named trial, trial_number, event_number, *_index with whole numbers, or counting up by one in every
-    file) are skipped, up to 8 whole-number codes under a name that is no magnitude are categorical, and
-    numbers or more than 20 distinct values make a value column, but for marker strings (up to 100 repeated
-    free-text values, no file names); n/a is never a level; declared levels
-    absent from the data count 0.
+    makes a column categorical, a HED string a value column; otherwise trial numbers (named trial,
+    trial_number... with whole numbers) are values, sample positions and counters (named event_number,
+    *_index with whole numbers, or counting up by one in every file) are skipped, up to 8 whole-number
+    codes under a name that is no magnitude are categorical, and numbers or more than 20 distinct values
+    make a value column, but for marker strings (up to 100 repeated free-text values, no file names); n/a
+    is never a level; declared levels absent from the data count 0.
     """
     tasks: dict[str, dict] = {}
     for path in sorted(folder.rglob("*_events.tsv")):
