@@ -74,7 +74,8 @@ class TaskQuality:
         result = self.result
         return task_verdict(valid=not result.errors,
                             pending=self.pending, rows=q.rows if q else 0, rows_ok=q.rows_ok if q else 0,
-                            unanswered=len(result.missing))
+                            unanswered=len(result.missing),
+                            unanswered_columns=sum(1 for m in result.missing if m.level is None))
 
     @property
     def counts(self) -> dict[str, int]:

@@ -265,6 +265,7 @@ class TaskVerdict:
     rows: int = 0
     rows_ok: int = 0
     unanswered: int = 0  # levels the sidecar leaves without HED (a question open, a run not valid)
+    unanswered_columns: int = 0  # of those, value columns left without a template
 
     @property
     def percent(self) -> int | None:
@@ -276,10 +277,9 @@ class TaskVerdict:
 
     @property
     def label(self) -> str:
+        left = without_hed(self.unanswered - self.unanswered_columns, self.unanswered_columns)
         head = {"validating": "Validating", "invalid": "Not valid yet", "valid": "Valid",
-                "needs_work": "Valid, needs work",
-                "awaiting_answers": f"Valid; {self.unanswered} level{'s' if self.unanswered != 1 else ''} "
-                                    "without HED yet"}[self.state]
+                "needs_work": "Valid, needs work", "awaiting_answers": f"Valid; {left} without HED yet"}[self.state]
         if self.percent is None:
             return head
         return f"{head}: {self.percent}% of rows pass the event checks"
@@ -288,8 +288,15 @@ class TaskVerdict:
         return {"state": self.state, "label": self.label, "done": self.done, "rows_ok_percent": self.percent}
 
 
+def without_hed(levels: int, columns: int) -> str:
+    """What a sidecar leaves without HED, in words: "2 levels", "1 column", "2 levels and 3 columns"."""
+    parts = [f"{levels} level{'s' if levels != 1 else ''}"] if levels or not columns else []
+    parts += [f"{columns} column{'s' if columns != 1 else ''}"] if columns else []
+    return " and ".join(parts)
+
+
 def task_verdict(*, valid: bool, pending: bool, rows: int = 0, rows_ok: int = 0,
-                 unanswered: int = 0) -> TaskVerdict:
+                 unanswered: int = 0, unanswered_columns: int = 0) -> TaskVerdict:
     """The one verdict the task card and the API give a task (:class:`TaskVerdict`).
 
     *valid* is hedtools' word on the sidecar and its events files; *unanswered* counts the levels it leaves
@@ -306,7 +313,7 @@ def task_verdict(*, valid: bool, pending: bool, rows: int = 0, rows_ok: int = 0,
         state = "awaiting_answers"
     else:
         state = "valid"
-    return TaskVerdict(state, rows, rows_ok, unanswered)
+    return TaskVerdict(state, rows, rows_ok, unanswered, unanswered_columns)
 
 
 def next_to_review(states: list[LevelState]) -> LevelState | None:

@@ -28,6 +28,7 @@ from annotations.datasets.selectors import (
     project_for,
     validation_version,
     visible_projects,
+    without_hed,
 )
 from annotations.datasets.sidecars import spreadsheet
 from annotations.datasets.uploads import files_from_uploads
@@ -215,7 +216,9 @@ def task_sidecar_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
         name = task_row.sidecar_name.removesuffix(".json") + "_hed.tsv"
         response["Content-Disposition"] = content_disposition_header(True, name)
         return response
+    columns = sum(1 for m in result.missing if m.level is None)
     context = {"project": project, "task": task_row, "result": result, "rows": result.issue_rows(),
+               "awaiting": without_hed(len(result.missing) - columns, columns),
                "version": validation_version(project),
                "preview": json.dumps(result.sidecar, indent=2, ensure_ascii=False)}
     return render(request, "annotations/datasets/sidecar.html", context)

@@ -61,6 +61,5 @@ REASON = "its values are times on the recording's clock, which a sidecar cannot 
 
 def fix(column: str) -> str:
     """What the lab does to annotate the moments the column holds."""
-    return (f"the values of column `{column}` are times on the recording's clock (when something else of the "
-            f"row happened); a sidecar can only say how long after a row's onset something happens, so add "
-            f"those moments as rows of their own (onset = the value) to annotate them")
+    return (f"add the moments in column `{column}` (times on the recording's clock) as rows of their own, "
+            f"onset = the value; a sidecar cannot place them")

@@ -10,7 +10,7 @@ import pytest
 
 from annotations.datasets import services
 from annotations.datasets.results import refresh_sidecar
-from annotations.datasets.selectors import task_verdict
+from annotations.datasets.selectors import task_verdict, without_hed
 from annotations.models import AnnotationSession, DatasetLevel, SessionStatus, SidecarResult
 from bidsdata.archive import read_uploads
 
@@ -104,3 +104,10 @@ def test_a_valid_sidecar_with_levels_left_without_hed_says_so_and_is_not_done():
     assert verdict.state == "awaiting_answers" and verdict.done is False
     assert verdict.label == "Valid; 2 levels without HED yet: 100% of rows pass the event checks"
     assert task_verdict(valid=True, pending=False, rows=10, rows_ok=10).state == "valid"
+
+
+def test_the_verdict_counts_levels_and_columns_apart():
+    """A value column left without a template is no level: the verdict says what is left, in words."""
+    verdict = task_verdict(valid=True, pending=False, rows=10, rows_ok=10, unanswered=5, unanswered_columns=3)
+    assert verdict.label.startswith("Valid; 2 levels and 3 columns without HED yet")
+    assert without_hed(0, 1) == "1 column" and without_hed(1, 0) == "1 level"

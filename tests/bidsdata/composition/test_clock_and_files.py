@@ -45,7 +45,7 @@ class TestClockTimes:
         assert "HED" not in sidecar.get("cue_start", {})
         assert "resp_time" in str(sidecar)
         notes = [n for n in composition.notes if n.column == "cue_start"]
-        assert notes and "rows of their own" in notes[0].fix
+        assert notes and "rows of their own" in notes[0].fix and "cue_start" in notes[0].fix
         errors, checks, _ = verdicts(sidecar, PRESSES, tmp_path)
         assert errors == [] and checks == []
 
