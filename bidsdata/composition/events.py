@@ -57,6 +57,29 @@ def _completed(items: list[str], text_words: list[str], known: Names, modality: 
     return "(" + ", ".join(items + added) + ")"
 
 
+_TEMPORAL = re.compile(r"^\(\s*(Duration|Delay)/[^,()]+", re.IGNORECASE)
+
+
+def untimed(hed: str) -> str:
+    """A level's HED with each time group's content in place of the group (``(Duration/1 s, (X))`` -> ``X``).
+
+    hedtools wants a time tag alone with one group in a top-level group, so inside an event group (where the
+    composer puts a level's items, and the levels of the columns nested into it) it is refused, and the whole
+    column would fall back to the levels' own HED. How long an event lasts and when it starts are the events
+    file's ``duration`` and ``onset``; what the group says happens is kept, in the event."""
+    items = top_level_items(hed)
+    if not any(is_group(i) and _TEMPORAL.match(i) for i in items):
+        return hed
+    out: list[str] = []
+    for item in items:
+        if not (is_group(item) and _TEMPORAL.match(item)):
+            out.append(item)
+            continue
+        for part in top_level_items(inside(item))[1:]:
+            out += top_level_items(inside(part)) if is_group(part) else [part]
+    return ", ".join(dict.fromkeys(out))  # a repeated tag is refused too
+
+
 def complete_event(hed: str, text_words: list[str], known: Names, modality: str = "Visual-presentation") -> str:
     """*hed* as one group per event, each with an event type, a task role, and a modality or an action.
 
@@ -67,7 +90,9 @@ def complete_event(hed: str, text_words: list[str], known: Names, modality: str 
     if not has_event(hed, known):
         if len(items) == 1 and is_group(items[0]):
             items = top_level_items(inside(items[0]))
-        items = event_type_for(text_words) + items
+        present = set(shorts(", ".join(items), known))
+        # A role the level already names ("Participant-response") is not added twice: hedtools refuses a repeat.
+        items = [t for t in event_type_for(text_words) if t.lower() not in present] + items
     flat_types = [i for i in items if not i.startswith("(") and short_tag(i, known) in EVENT_TYPES]
     if flat_types:
         nested = [i for i in items if i.startswith("(") and has_event(i, known)]

@@ -19,7 +19,7 @@ from bidsdata.composition import clock, cues
 from bidsdata.composition.definitions import conditions, lasting, repeated_content
 from bidsdata.composition.displays import screen_displays
 from bidsdata.composition.distinct import distinguish, level_texts
-from bidsdata.composition.events import complete_event, event_groups, one_event
+from bidsdata.composition.events import complete_event, event_groups, one_event, untimed
 from bidsdata.composition.factorial import cross_factors
 from bidsdata.composition.labels import implied_conditions, named_only
 from bidsdata.composition.markers import with_marker_numbers
@@ -32,6 +32,14 @@ from bidsdata.composition.tags import has_event
 logger = logging.getLogger(__name__)
 
 Pass = Callable[[Draft], None]
+
+
+def time_groups(draft: Draft) -> None:
+    """A level's ``(Duration/...)`` and ``(Delay/...)`` groups give their content to the level: inside an event
+    group hedtools refuses them, and onsets and durations are the events file's (:func:`.events.untimed`)."""
+    for column, given in draft.chosen.items():
+        if isinstance(given, Mapping):
+            draft.chosen[column] = {level: untimed(hed) for level, hed in given.items()}
 
 
 def marker_numbers(draft: Draft) -> None:
@@ -282,9 +290,9 @@ def shared_definitions(draft: Draft) -> None:
 
 
 PASSES: tuple[Pass, ...] = (
-    marker_numbers, carried_templates, padded_values, clock_times, roles, lasting_events, condition_definitions,
-    modifiers_without_event_types, completed_templates, completed_events, displays, nesting, one_event_group,
-    nested_references, shown_files, top_level_repeats, crossed_factors, distinct_levels, named_holes, names_only,
-    without_empty, shared_definitions,
+    time_groups, marker_numbers, carried_templates, padded_values, clock_times, roles, lasting_events,
+    condition_definitions, modifiers_without_event_types, completed_templates, completed_events, displays, nesting,
+    one_event_group, nested_references, shown_files, top_level_repeats, crossed_factors, distinct_levels,
+    named_holes, names_only, without_empty, shared_definitions,
 )
 """The conventions in the order they apply: each pass reads what the ones before it decided."""

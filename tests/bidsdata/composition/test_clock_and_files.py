@@ -68,3 +68,28 @@ class TestShownFiles:
         errors, checks, rows = verdicts(sidecar, shows, tmp_path)
         assert errors == [] and checks == []
         assert rows[0].count("Sensory-event") == 1, "one display, one event"
+
+
+class TestLabDescriptions:
+    """What a lab's own words give a level (a time, a role already named) must not cost the task its events."""
+
+    TRIALS = "onset\tduration\tkind\n" + "".join(f"{3.0 * i:.1f}\t1.0\t{'near' if i % 2 else 'far'}\n"
+                                                 for i in range(8))
+
+    def test_a_time_group_in_a_level_keeps_the_column_composed(self, tmp_path):
+        hed = {"kind": {"near": "Sensory-event, Experimental-stimulus, (Duration/1 s, (Circle, Blue))",
+                        "far": "Agent-action, (Delay/2 s, (Press, Keyboard-key))"}}
+        sidecar, _ = composed_sidecar(task_of(self.TRIALS), hed, self.TRIALS)
+        errors, checks, rows = verdicts(sidecar, self.TRIALS, tmp_path)
+        assert errors == [] and checks == []
+        assert "Press" in rows[0] and "Circle" in rows[1]  # what the time groups said is kept, in the event
+        assert all(h.startswith("(") for h in sidecar["kind"]["HED"].values()), "each level one event group"
+
+    def test_a_role_the_level_names_is_not_added_twice(self, tmp_path):
+        hed = {"kind": {"near": "Congruent, Participant-response, Correct-action",
+                        "far": "Incongruent, Participant-response, Incorrect-action"}}
+        sidecar, _ = composed_sidecar(task_of(self.TRIALS), hed, self.TRIALS)
+        errors, checks, rows = verdicts(sidecar, self.TRIALS, tmp_path)
+        assert errors == [] and checks == []
+        assert all(r.count("Participant-response") == 1 and r.startswith("(Sensory-event") for r in rows)
+        assert all(h.startswith("(") for h in sidecar["kind"]["HED"].values()), "each level one event group"
