@@ -61,18 +61,21 @@ _TEMPORAL = re.compile(r"^\(\s*(Duration|Delay)/[^,()]+", re.IGNORECASE)
 
 
 def untimed(hed: str) -> str:
-    """A level's HED with each time group's content in place of the group (``(Duration/1 s, (X))`` -> ``X``).
+    """A level's HED with each time group replaced by its content (``(Duration/1 s, (X))`` -> ``X``).
 
     hedtools wants a time tag alone with one group in a top-level group, so inside an event group (where the
     composer puts a level's items, and the levels of the columns nested into it) it is refused, and the whole
     column would fall back to the levels' own HED. How long an event lasts and when it starts are the events
     file's ``duration`` and ``onset``; what the group says happens is kept, in the event."""
+    def loose(item: str) -> bool:
+        return is_group(item) and bool(_TEMPORAL.match(item))
+
     items = top_level_items(hed)
-    if not any(is_group(i) and _TEMPORAL.match(i) for i in items):
+    if not any(loose(i) for i in items):
         return hed
     out: list[str] = []
     for item in items:
-        if not (is_group(item) and _TEMPORAL.match(item)):
+        if not loose(item):
             out.append(item)
             continue
         for part in top_level_items(inside(item))[1:]:
@@ -87,6 +90,12 @@ def complete_event(hed: str, text_words: list[str], known: Names, modality: str 
     words point to (a response, a control marker, else a sensory event)."""
     hed = _PROCEDURE.sub("Experiment-control", hed)
     items = top_level_items(hed)
+    # A time group holding an event of its own (a later event) stays beside this one, as written.
+    later = [i for i in items if is_group(i) and _TEMPORAL.match(i)]
+    if later:
+        rest = [i for i in items if i not in later]
+        own = complete_event(", ".join(rest), text_words, known, modality) if rest else ""
+        return ", ".join(x for x in [own, *later] if x)
     if not has_event(hed, known):
         if len(items) == 1 and is_group(items[0]):
             items = top_level_items(inside(items[0]))
@@ -111,8 +120,9 @@ def complete_event(hed: str, text_words: list[str], known: Names, modality: str 
 
 
 def event_groups(hed: str, known: Names) -> list[str]:
-    """The top-level groups of a completed level that hold an event type (Onset/Offset groups excluded)."""
-    return [i for i in top_level_items(hed) if is_group(i) and has_event(i, known)]
+    """The top-level groups of a completed level that hold an event type (Onset/Offset groups excluded, and a
+    later event's Delay group: hedtools makes it an event of its own)."""
+    return [i for i in top_level_items(hed) if is_group(i) and has_event(i, known) and not _TEMPORAL.match(i)]
 
 
 def one_event(hed: str, known: Names) -> str:

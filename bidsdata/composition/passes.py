@@ -35,11 +35,17 @@ Pass = Callable[[Draft], None]
 
 
 def time_groups(draft: Draft) -> None:
-    """A level's ``(Duration/...)`` and ``(Delay/...)`` groups give their content to the level: inside an event
-    group hedtools refuses them, and onsets and durations are the events file's (:func:`.events.untimed`)."""
+    """An annotated level's ``(Duration/...)`` and ``(Delay/...)`` groups give their content to the level: inside
+    an event group hedtools refuses them, and onsets and durations are the events file's
+    (:func:`.events.untimed`). HED the lab uploaded stays as written."""
     for column, given in draft.chosen.items():
-        if isinstance(given, Mapping):
-            draft.chosen[column] = {level: untimed(hed) for level, hed in given.items()}
+        info = draft.task.column(column)
+        if not isinstance(given, Mapping) or info is None:
+            continue
+        uploaded = {lv.value: lv.existing_hed for lv in info.levels}
+        # The lab's own HED is kept as written: a curator's (Delay/0.5 s, (event)) is a later event of its own.
+        draft.chosen[column] = {level: hed if hed == uploaded.get(level) else untimed(hed)
+                                for level, hed in given.items()}
 
 
 def marker_numbers(draft: Draft) -> None:

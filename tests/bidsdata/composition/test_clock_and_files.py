@@ -93,3 +93,13 @@ class TestLabDescriptions:
         assert errors == [] and checks == []
         assert all(r.count("Participant-response") == 1 and r.startswith("(Sensory-event") for r in rows)
         assert all(h.startswith("(") for h in sidecar["kind"]["HED"].values()), "each level one event group"
+
+    def test_a_later_event_the_lab_wrote_keeps_its_delay(self, tmp_path):
+        later = "(Sensory-event, Visual-presentation, Cue), (Delay/0.5 s, (Agent-action, Participant-response, Press))"
+        uploaded = {"kind": {"HED": {"near": later, "far": "Sensory-event, Visual-presentation, Cue, Square"}}}
+        task = task_of(self.TRIALS, uploaded)
+        hed = {"kind": {lv.value: lv.existing_hed for lv in task.column("kind").levels}}
+        sidecar, _ = composed_sidecar(task, hed, self.TRIALS)
+        errors, checks, _ = verdicts(sidecar, self.TRIALS, tmp_path)
+        assert errors == [] and checks == []
+        assert "Delay/0.5 s" in sidecar["kind"]["HED"]["near"], "the lab's later event is kept"
