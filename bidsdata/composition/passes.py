@@ -221,7 +221,7 @@ def shown_files(draft: Draft) -> None:
             ref = "{" + column + "}"
             if ref not in groups[0]:
                 continue
-            info = next((c for c in draft.task.columns if c.name == column), None)
+            info = draft.task.column(column)
             role = cues.stimulus_role(conventions.words(column.replace("_", " "), info.description if info else ""))
             hed = hed.replace(groups[0], re.sub(r",\s*" + re.escape(ref), "", groups[0], count=1), 1)
             hed = f"{hed}, (Sensory-event, {modality}, {role}, {ref})"
