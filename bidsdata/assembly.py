@@ -277,7 +277,10 @@ def _single_event_type(annotations: Mapping[str, Mapping[str, str] | str], group
     stripped = _covered_everywhere(grouped, order, typing)
     if not stripped:
         return dict(annotations), []
-    return _without_own_types(annotations, hed_of, stripped, schema_version)
+    grouped_types = any(typing.has_type[k] and k not in stripped and any(
+        item.startswith("(") and _event_type_tags(item, schema_version)[1] for item in top_level_items(h))
+        for k, h in hed_of.items())
+    return _without_own_types(annotations, hed_of, stripped, schema_version, events_grouped=grouped_types)
 
 
 @dataclass(frozen=True)
@@ -342,10 +345,21 @@ def _covered_everywhere(grouped: Events, order: list[str], typing: _Typing) -> s
     return {key for key, ok in covered.items() if ok}
 
 
+def _opened(hed: str) -> str:
+    """A lone group that lost its event type, as loose tags: beside events written as groups, a group is an
+    event to hedtools' EventsChecker and needs a type of its own, while loose tags belong to the row's event.
+    (Beside an event written as loose tags the row is one event, and the group keeps its tags together.)"""
+    items = top_level_items(hed)
+    if len(items) == 1 and items[0].startswith("(") and items[0].endswith(")"):
+        return items[0][1:-1].strip()
+    return hed
+
+
 def _without_own_types(annotations: Mapping[str, Mapping[str, str] | str], hed_of: Mapping[tuple[str, str], str],
-                       stripped: set[tuple[str, str]], schema_version: str | list[str] | None,
-                       ) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
-    """*annotations* with the *stripped* levels' event-type tags left out, each with a note."""
+                       stripped: set[tuple[str, str]], schema_version: str | list[str] | None, *,
+                       events_grouped: bool) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
+    """*annotations* with the *stripped* levels' event-type tags left out, each with a note; where the events are
+    written as groups (*events_grouped*), a lone group left without a type is opened (:func:`_opened`)."""
     adjusted: dict[str, Mapping[str, str] | str] = {c: (dict(v) if isinstance(v, Mapping) else v)
                                                     for c, v in annotations.items()}
     notes = []
@@ -355,6 +369,8 @@ def _without_own_types(annotations: Mapping[str, Mapping[str, str] | str], hed_o
         kept, left_out = without_event_types(hed_of[(column, level)], schema_version)
         if not left_out:
             continue
+        if events_grouped:
+            kept = _opened(kept)
         if kept.strip():
             level_map[level] = kept
         else:

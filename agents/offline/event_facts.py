@@ -85,9 +85,11 @@ def _physical(actions: list[str], clues: Clues, mishap: bool) -> bool:
     return any(a in RESPONSE_ACTIONS for a in actions) and not clues.imagined and not mishap
 
 
-def _outcome(tags: set[str], physical: bool, presented_role: bool, stimulus_items: list[str]) -> bool:
-    """A statement about how an action turned out ("the answer was wrong") judges an event rather than being one."""
-    return bool(tags & OUTCOMES) and not physical and not presented_role and not stimulus_items
+def _outcome(tags: set[str], physical: bool, presented_role: bool, stimulus_items: list[str], clues: Clues) -> bool:
+    """A statement about how an action turned out ("the answer was wrong") judges an event rather than being one;
+    beside something presented ("a tone follows, and no answer is given") it says how the event went."""
+    return (bool(tags & OUTCOMES) and not physical and not presented_role and not stimulus_items
+            and not clues.presented)
 
 
 def _response(tags: set[str], clues: Clues, agentive: list[str], *, physical: bool, presented_role: bool,
@@ -122,6 +124,7 @@ def _sensory(tags: set[str], kinds: dict[str, str], clues: Clues, stimulus_items
     sensory = "Sensory-event" in tags or (not attending and "modality" in kinds.values())
     if not sensory and not acting and (presented_role or (not attending and (stimulus_items or happening))):
         sensory = True
+    sensory = sensory or clues.presented
     return sensory and not outcome and not clues.withheld and not clues.condition
 
 
@@ -148,7 +151,7 @@ def read_facts(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clues
     # An accident ("presses the key by mistake") is a mishap, not the task's answer.
     mishap = "Mishap" in tags
     physical = _physical(actions, clues, mishap)
-    outcome = _outcome(tags, physical, presented_role, stimulus_items)
+    outcome = _outcome(tags, physical, presented_role, stimulus_items, clues)
     response = _response(tags, clues, agentive, physical=physical, presented_role=presented_role,
                          outcome=outcome, mishap=mishap)
     acting = (response or bool(agentive)) and not outcome and not _machinery(tags, kinds, physical)

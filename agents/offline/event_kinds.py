@@ -114,3 +114,6 @@ class Clues:
     marks: bool = False  # a purpose clause ("shown to mark the start of the block"): the event is a signal
     undecided: bool = False  # a response made with both response devices ("presses both keys")
     made: bool = False  # an action noun after a light verb ("gives a detection"): the subject does it
+    # A stimulus is the subject of a clause that presents it ("a tone follows the cue, but the
+    # participant responds"): the event presents it, whatever is done besides.
+    presented: bool = False

@@ -75,7 +75,8 @@ def implied_modality(f: EventFacts, d: Draft) -> None:
     seen = [t for t in f.stimulus_items if t not in sounds and not (sounds and under(vocab, t, LANGUAGE))]
     if sounds:
         d.top.append("Auditory-presentation")
-    if seen or (not sounds and (f.presented_role or any(not under(vocab, t, NOT_STIMULUS) for t in f.items))):
+    if seen or (not sounds and (f.presented_role or f.clues.presented
+                                or any(not under(vocab, t, NOT_STIMULUS) for t in f.items))):
         d.top.append("Visual-presentation")
 
 
@@ -112,7 +113,9 @@ def experimental_stimulus(f: EventFacts, d: Draft) -> None:
 
     A happening in the scene ("two cars collide") is seen, but the experiment presents nothing.
     """
-    if f.sensory and not (f.tags | set(d.added)) & TASK_ROLES and (f.stimulus_items or not f.happening):
+    # The participant's response beside it is another event's role ("a target appears and the participant responds").
+    roles = (f.tags | set(d.added)) & TASK_ROLES - ({"Participant-response"} if f.acting else set())
+    if f.sensory and not roles and (f.stimulus_items or not f.happening):
         d.top.append("Experimental-stimulus")
 
 

@@ -216,7 +216,7 @@ class Composer(Wording):
         if self.marks:
             rest, event_tags = _signal_purpose(rest, event_tags)
         self._head_durations(durations, rest, action_groups, relation_groups)
-        if event.action_tags and not durations:
+        if event.action_tags:
             return self._two_events(event, event_tags, relation_groups, action_groups, rest)
         return [*event_tags, *event.action_tags, *action_groups, *relation_groups, *rest]
 
@@ -243,8 +243,22 @@ class Composer(Wording):
         outcome = [e for e in rest if isinstance(e, str) and (e in _ACTOR_TAGS or (
             kind_of(self.vocab, e) == "role" and self.vocab.is_under(e, "Task-action-type")))]
         shown = [e for e in rest if e not in outcome]
-        return [Group([*event_tags, *relation_groups, *shown]),
-                Group([*event.action_tags, *action_groups, *outcome])]
+        return [_lasting(Group([*event_tags, *relation_groups, *shown])),
+                _lasting(Group([*event.action_tags, *action_groups, *outcome]))]
+
+
+def _lasting(event: Group) -> Group:
+    """An event whose content lasts a while, headed by its Duration: HED allows Duration only in a top-level
+    group, so "(Duration/2 s, (Circle))" inside the event becomes "(Duration/2 s, (the event, Circle))"."""
+    timed = [e for e in event.items if isinstance(e, Group) and e.items and isinstance(e.items[0], str)
+             and e.items[0].startswith("Duration/")]
+    if not timed:
+        return event
+    first = timed[0]
+    head, bodies = first.items[0], first.items[1:]
+    # "(Duration/2 s, (Circle))": the single tag was wrapped only to sit beside the Duration.
+    bodies = [b.items[0] if isinstance(b, Group) and b.keep and len(b.items) == 1 else b for b in bodies]
+    return Group([head, Group([*(e for e in event.items if e is not first), *bodies])])
 
 
 def _acts_of_this_event(action_groups: list[str | Group], event: EventFrame) -> list[str | Group]:

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agents.offline.event_kinds import RESPONSE_ACTIONS, STRUCTURE_NOUNS, Clues
+from agents.offline.event_kinds import (
+    RESPONSE_ACTIONS,
+    STIMULUS_ITEMS,
+    STIMULUS_ROLES,
+    STRUCTURE_NOUNS,
+    Clues,
+    under,
+)
+from agents.offline.text import lemma_candidates
 
 if TYPE_CHECKING:
     from agents.offline.units import Unit
@@ -21,6 +29,10 @@ _DIRECTIVES = frozenset({"to", "should", "must"})
 # Light verbs: with an action noun they say the subject does it ("gives a detection", "makes a choice").
 _LIGHT_VERBS = frozenset({"give", "gives", "gave", "given", "giving", "make", "makes", "made", "making",
                           "provide", "provides", "provided", "providing"})
+# Verbs by which a stimulus comes to be presented, as its clause's verb ("a tone follows", "a face appears",
+# "a signal is given"), in their base forms.
+_PRESENTING_VERBS = frozenset({"follow", "precede", "appear", "show", "present", "give", "play", "display",
+                               "flash", "occur", "come", "sound", "onset", "start", "begin"})
 # Tags of attending: like an action, they can be asked for ("should attend").
 _ATTENTION = ("Task-attentional-demand", "Attend-to", "Switch-attention")
 
@@ -106,6 +118,23 @@ class Wording:
         return any(u.kind == "action" and u.tag not in directed and self._after_light_verb(u, described)
                    for u in units)
 
+    def _presented(self, units: list[Unit]) -> bool:
+        """ "a stop signal follows the go stimulus, but the participant responds anyway": a stimulus (a stimulus
+        role or a stimulus item) opening its clause with a presenting verb after it is presented in this event.
+
+        A stimulus after the verb ("responds to the target") names what was answered, not what is shown."""
+        for u in units:
+            if not (u.tag in STIMULUS_ROLES or (u.kind == "item" and under(self.vocab, u.tag, STIMULUS_ITEMS))):
+                continue
+            start = max([k + 1 for k in self.breaks if k < u.first], default=0)
+            if any(start <= v.first < u.first for v in units) or not set(self.words[start : u.first]) <= OF_GLUE:
+                continue  # not its clause's subject
+            end = min([k for k in self.breaks if k > u.last], default=len(self.words))
+            if any({self.words[k], *lemma_candidates(self.words[k])} & _PRESENTING_VERBS
+                   for k in range(u.last + 1, min(end, u.last + 4))):
+                return True
+        return False
+
     def clues(self, units: list[Unit]) -> Clues:
         """What the wording says of *units* beyond their tags: asked for, signalled, imagined, made."""
         asked = self._asked(units)
@@ -113,4 +142,5 @@ class Wording:
         imagined = self._imagined(units)
         directed = frozenset(u.tag for u in units if asked.get(id(u)) and u.kind == "action") | self._naming(units)
         return Clues(directed, any(asked.values()), signalled, imagined, self.withheld, self.condition, self.marks,
-                     self._both(units, directed), self._made(units, directed))
+                     self._both(units, directed), self._made(units, directed),
+                     self._presented(units))

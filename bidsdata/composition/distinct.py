@@ -27,7 +27,7 @@ from bidsdata.composition.tags import (
     top_level_items,
 )
 from bidsdata.glossary import Glossary
-from bidsdata.schemas import validate_hed_string
+from bidsdata.schemas import load_schema, validate_hed_string
 
 _LABEL = re.compile(r"[^A-Za-z0-9_-]+")
 _MIN_WORD = 3
@@ -103,10 +103,43 @@ def distinguish(levels: Mapping[str, str], texts: Mapping[str, list[str]], known
                 if items:
                     out[level] = add_items(out[level], items, known, nested)
                 elif attempt or not own:
+                    valued = _named_item(out[level], level, texts.get(level, []), version)
+                    if valued:
+                        out[level] = valued
+                        continue
                     name = _LABEL.sub("-", label_prefix + level).strip("-") or "level"
                     out[level] = add_items(out[level], [f"Label/{name}"], known, nested)
                     labelled.append(level)
     return out, labelled
+
+
+def _named_item(hed: str, level: str, text_words: list[str], version: str | list[str] | None) -> str | None:
+    """*hed* with the level's code as the value of the thing it names, where the schema gives that thing a
+    value slot and the level's description calls it by the code: "the key with code 49" -> ``Keyboard-key/49``.
+
+    Which key was pressed is what the level says, so it is meaning, not a name beside it (a ``Label``)."""
+    code = level.strip()
+    # A level with no description has its own name as its only words: that calls nothing by a code.
+    if not re.fullmatch(r"[A-Za-z0-9]{1,12}", code) or code.lower() not in text_words or len(text_words) < 2:
+        return None
+    slots = _value_slots(canonical(version))
+    for token in re.findall(r"[A-Za-z-]+(?=\s*[,)]|\s*$)", hed):
+        if token.lower() in slots:
+            valued = re.sub(rf"(?<![\w/-]){re.escape(token)}(?![\w/-])", f"{token}/{code}", hed, count=1)
+            if not validate_hed_string(valued, version):
+                return valued
+    return None
+
+
+@functools.cache
+def _value_slots(version: str) -> frozenset[str]:
+    """Short names (lower case) of the schema's items that take a value naming which one they are (a key)."""
+    schema = load_schema(version)
+    if not hasattr(schema, "tags"):
+        return frozenset()
+    return frozenset(e.short_tag_name.lower() for e in schema.tags.values()
+                     if not e.name.endswith("#") and e.long_tag_name.startswith("Item/")
+                     and e.takes_value_child_entry is not None)
 
 
 def level_texts(levels: Mapping[str, str], describe: Mapping[str, str],

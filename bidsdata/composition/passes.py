@@ -26,6 +26,7 @@ from bidsdata.composition.markers import with_marker_numbers
 from bidsdata.composition.nesting import nested_columns, nested_items, reference, unreferenced
 from bidsdata.composition.roles import EVENT, MODIFIER, VALUE, column_roles
 from bidsdata.composition.rows import NA
+from bidsdata.composition.spans import with_spans
 from bidsdata.composition.state import Draft
 from bidsdata.composition.tags import has_event
 
@@ -267,13 +268,14 @@ def distinct_levels(draft: Draft) -> None:
 
 
 def named_holes(draft: Draft) -> None:
-    """A modifier level whose own HED only repeated its event's keeps a name in the sidecar, never a hole."""
+    """A modifier level whose own HED only repeated its event's gets none, and a question.
+
+    A ``Label`` in its place would add a name, not a meaning ("levels told apart only by a Label are not
+    distinct"); with no HED of its own the level's rows still carry their event's, and the question asks what
+    sets the level apart."""
     for column in [c for c in draft.columns(MODIFIER) if isinstance(draft.chosen.get(c), Mapping)]:
         for level in [lv for lv, h in draft.chosen[column].items() if not h.strip()]:
-            prefix = f"{column}-" if column in draft.nested else ""
-            name = re.sub(r"[^A-Za-z0-9_-]+", "-", prefix + level).strip("-")
-            draft.chosen[column][level] = f"Label/{name or 'level'}"
-            draft.labelled.append((column, level))
+            del draft.chosen[column][level]
             draft.notes.append(DroppedTags(column, level, (), reason="its own HED only repeated what its event "
                                            "says; describe what sets it apart"))
 
@@ -290,6 +292,11 @@ def without_empty(draft: Draft) -> None:
     unreferenced(draft.chosen, draft.roles)
 
 
+def covering_spans(draft: Draft) -> None:
+    """Levels whose rows last over other events are headed by the row's duration (:mod:`.spans`)."""
+    with_spans(draft.chosen, draft.columns(EVENT), list(draft.rows.files.values()), draft.known)
+
+
 def shared_definitions(draft: Draft) -> None:
     """Content several levels repeat becomes one definition (:func:`.definitions.repeated_content`)."""
     repeated_content(draft.chosen, draft.roles, draft.known, draft.defs)
@@ -299,6 +306,6 @@ PASSES: tuple[Pass, ...] = (
     time_groups, marker_numbers, carried_templates, padded_values, clock_times, roles, lasting_events,
     condition_definitions, modifiers_without_event_types, completed_templates, completed_events, displays, nesting,
     one_event_group, nested_references, shown_files, top_level_repeats, crossed_factors, distinct_levels,
-    named_holes, names_only, without_empty, shared_definitions,
+    named_holes, names_only, without_empty, shared_definitions, covering_spans,
 )
 """The conventions in the order they apply: each pass reads what the ones before it decided."""

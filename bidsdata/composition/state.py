@@ -18,6 +18,7 @@ from bidsdata.composition import cues
 from bidsdata.composition.definitions import ENTRY, Definitions, defined_names, free_entry
 from bidsdata.composition.roles import EVENT
 from bidsdata.composition.rows import EventRows
+from bidsdata.composition.spans import DURATION, TEMPLATE, references_duration
 from bidsdata.composition.tags import Names, names
 from bidsdata.glossary import Glossary, readme_description
 from bidsdata.inventory import TaskInventory
@@ -44,10 +45,21 @@ class Composition:
     entry: str = ENTRY
     """The sidecar key of :attr:`definitions`: one no column or key of the lab's is named."""
 
+    @property
+    def spans(self) -> bool:
+        """Whether levels are headed by their rows' duration (:mod:`.spans`): the duration column needs HED."""
+        return references_duration(self.annotations)
+
     def apply(self, sidecar: dict[str, Any]) -> dict[str, Any]:
-        """*sidecar* (built from :attr:`annotations`) with the definitions entry added."""
+        """*sidecar* (built from :attr:`annotations`) with the definitions entry added, and the duration
+        column's template where levels refer to it."""
         if self.definitions:
             sidecar[self.entry] = self.definitions
+        if self.spans:
+            entry = sidecar.get(DURATION)
+            if not isinstance(entry, dict):
+                entry = sidecar[DURATION] = {"Description": "The duration of the event, in seconds."}
+            entry["HED"] = TEMPLATE
         return sidecar
 
 

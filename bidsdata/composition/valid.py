@@ -20,6 +20,7 @@ from agents.hedstring import top_level_items
 from bidsdata.assembly import DroppedTags, repeat_key
 from bidsdata.composition.compose import Composition, compose_task, plain_composition
 from bidsdata.composition.merged import without_onset_repeats
+from bidsdata.composition.spans import DURATION
 from bidsdata.inventory import TaskInventory
 from bidsdata.issues import SidecarIssue
 
@@ -49,7 +50,7 @@ class Repaired(Composition):
 def _foreign(issues: Iterable[SidecarIssue], composition: Composition) -> set[str]:
     """Sidecar keys the errors name that the job does not write: their uploaded HED is what fails."""
     return {i.column for i in issues if i.column and i.column not in composition.annotations
-            and i.column != composition.entry}
+            and i.column != composition.entry and not (i.column == DURATION and composition.spans)}
 
 
 def _reason(level: str | None, code: str) -> str:

@@ -138,3 +138,16 @@ def test_a_level_keeps_its_event_type_where_a_response_delay_already_makes_sever
     assert _levels(adjusted, "outcome") == annotations["outcome"]
     errors, checked = _assembled_issues(tmp_path, adjusted, events)
     assert errors == [] and checked == [], "every top-level group of a row of several events has its type"
+
+
+def test_a_lone_group_that_loses_its_event_type_joins_the_rows_event(tmp_path):
+    events = ("onset\tduration\tkind\tcue\n"
+              "1.0\t0.5\tflash\tarrow\n"
+              "2.0\t0.5\tflash\tn/a\n")
+    annotations = {"kind": {"flash": "(Sensory-event, Experimental-stimulus, Visual-presentation, Square)"},
+                   "cue": {"arrow": "(Sensory-event, Target, Visual-presentation, Arrow)"}}
+    adjusted, _ = drop_repeated(annotations, {"sub-01_task-x_events.tsv": events}, ["kind", "cue"])
+    # Still a group, it would be an event of its own with no event type (EventsChecker's MISSING_EVENT_TYPE).
+    assert _levels(adjusted, "cue")["arrow"] == "Target, Visual-presentation, Arrow"
+    errors, checked = _assembled_issues(tmp_path, adjusted, events)
+    assert errors == [] and checked == []

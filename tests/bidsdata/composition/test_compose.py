@@ -141,13 +141,16 @@ def test_content_three_events_share_becomes_a_definition(tmp_path):
     assert errors == [] and checks == []  # the modality inside the definition still counts for the event check
 
 
-def test_a_modifier_level_that_only_repeats_its_event_keeps_a_name_never_a_hole(tmp_path):
+def test_a_modifier_level_that_only_repeats_its_event_gets_no_hed_of_its_own_and_a_question(tmp_path):
     events = "onset\tduration\tevent_type\ttrial_part\n1.0\t0\tflash\trare\n2.0\t0\tflash\tn/a\n"
     annotations = {"event_type": {"flash": "Sensory-event, Experimental-stimulus, Visual-presentation, Square"},
                    "trial_part": {"rare": "(Sensory-event, Visual-presentation)"}}
     task = task_of(events)
     composed, composition = composed_sidecar(task, annotations, events)
-    assert composed["trial_part"]["HED"]["rare"].startswith("Label/")
-    assert ("trial_part", "rare") in composition.labelled
+    # A Label would be a name, not a meaning: the column is left without HED, and the lab is asked.
+    assert "HED" not in composed.get("trial_part", {})
+    assert ("trial_part", "rare") not in composition.labelled
+    assert any((n.column, n.level) == ("trial_part", "rare") and "describe what sets it apart" in n.reason
+               for n in composition.notes)
     errors, checks, _ = verdicts(composed, events, tmp_path)
     assert errors == [] and checks == []

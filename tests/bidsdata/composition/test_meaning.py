@@ -5,7 +5,7 @@ Every example is made up; each sidecar is checked with hedtools itself.
 
 from __future__ import annotations
 
-from bidsdata.composition.distinct import level_texts, meaning_items
+from bidsdata.composition.distinct import distinguish, level_texts, meaning_items
 from bidsdata.composition.nesting import referable
 from bidsdata.composition.tags import names
 from bidsdata.glossary import Glossary, readme_description
@@ -140,3 +140,40 @@ def test_undeclared_time_units_are_read_from_the_magnitude():
     declared = propose_value_template("answer_latency", description="response time", units="s",
                                       sample_values=["812", "1095"], hed_version=VERSION)
     assert declared.startswith("(Delay/# s")
+
+
+# --- what tells levels apart when their words do not --------------------------------------------------------------
+KEY_PRESS = "(Agent-action, Participant-response, (Press, Keyboard-key))"
+
+
+def test_a_key_the_description_calls_by_its_code_gets_the_code_as_the_keys_value():
+    levels = {"7": KEY_PRESS, "8": KEY_PRESS}
+    described = {"7": "The participant presses the key with code 7.",
+                 "8": "The participant presses the key with code 8."}
+    told, labelled = distinguish(levels, level_texts(levels, described), names(VERSION), VERSION, nested=True)
+    assert told == {"7": "(Agent-action, Participant-response, (Press, Keyboard-key/7))",
+                    "8": "(Agent-action, Participant-response, (Press, Keyboard-key/8))"}
+    assert labelled == []
+
+
+def test_codes_no_description_names_stay_labels():
+    levels = {"7": KEY_PRESS, "8": KEY_PRESS}
+    told, labelled = distinguish(levels, level_texts(levels, {}), names(VERSION), VERSION, nested=True)
+    assert sorted(labelled) == ["7", "8"] and "Label/7" in told["7"] and "Keyboard-key/" not in told["7"]
+
+
+HOLE_EVENTS = ("onset\tduration\tkind\tside\n" "1.0\t0.5\tflash\tnear\n" "2.0\t0.5\tflash\tfar\n"
+               "3.0\t0.5\tbeep\tnear\n" "4.0\t0.5\tbeep\tfar\n")
+
+
+def test_a_modifier_level_that_only_repeats_its_event_gets_no_hed_and_a_question(tmp_path):
+    annotations = {"kind": {"flash": "Sensory-event, Experimental-stimulus, Visual-presentation, (Square, White)",
+                            "beep": "Sensory-event, Experimental-stimulus, Auditory-presentation, Beep"},
+                   "side": {"near": "Sensory-event, Experimental-stimulus", "far": "Sensory-event, Red"}}
+    sidecar, composition = composed_sidecar(task_of(HOLE_EVENTS), annotations, HOLE_EVENTS)
+    # A Label would be a name, not a meaning: the level has no HED of its own, and the lab is asked.
+    assert sidecar["side"]["HED"] == {"far": "Red"}
+    assert any(n.column == "side" and n.level == "near" and "describe what sets it apart" in n.reason
+               for n in composition.notes)
+    errors, checks, rows = verdicts(sidecar, HOLE_EVENTS, tmp_path)
+    assert errors == [] and checks == [] and all("Sensory-event" in r for r in rows)
