@@ -7,7 +7,15 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from agents.offline.clauses import PURPOSE_TAGS, alternatives, leaves_open, purpose_span
+from agents.offline.clauses import (
+    ORDER_VERBS,
+    PURPOSE_TAGS,
+    alternatives,
+    leaves_open,
+    orders_in_time,
+    other_event,
+    purpose_span,
+)
 from agents.offline.event_groups import TOP_LEVEL_VALUES, dedupe, event_group, has_event
 from agents.offline.events import BOUNDARY_WORDS, IMPLICIT_TAGS, STRUCTURE_NOUNS, kind_of
 from agents.offline.lexicon import Lexicon, Match, get_lexicon
@@ -205,7 +213,7 @@ def _uncovered(vocab: Vocabulary, tokens: list[Token], matches: list[Match], uni
             continue  # "start of the block": the event type itself says it
         if t.text in FIXATION_WORDS and "computer-screen" in present:
             continue  # "left of fixation" was placed on the screen
-        if {t.text, t.norm} & _ORDER_VERBS:
+        if {t.text, t.norm} & ORDER_VERBS:
             continue  # "a tone follows the cue": the order of events, which a row's onset already says
         out.append(t.text)
     return tuple(out)
@@ -240,51 +248,10 @@ def _said_to_happen(units: list[Unit], tokens: list[Token], vocab: Vocabulary, p
     units = [u for u in units if not (u.tag == "Within" and u.last + 1 in bounds)
              and not (u.tag == "Turn" and u.last + 1 in states) and not _attributive(u, tokens)]
     units = [u for u in units if u.first not in purpose or u.tag in PURPOSE_TAGS]
-    order = [u for u in units if _orders_in_time(u, units, tokens, vocab)]
-    other = {i for u in order for i in _other_event(u, tokens)}
+    order = [u for u in units if orders_in_time(u, units, tokens, vocab)]
+    other = {i for u in order for i in other_event(u, tokens)}
     units = [u for u in units if u not in order and u.first not in other]
     return [u for u in units if not leaves_open(vocab, [u.tag], u.first, either)]
-
-
-# Verbs that order events when a thing is their subject ("a tone follows the cue") and track something
-# only when someone or their eyes do it ("the participant follows the dot").
-_ORDER_VERBS = frozenset({"follow", "succeed", "precede"})
-_PERSONAL = frozenset({"i", "we", "you", "he", "she", "they", "who"})
-
-
-# Words that end the noun phrase after an order verb ("follows the cue *after* 2 s", "*and* the participant ...").
-_PHRASE_ENDS = frozenset({"after", "before", "by", "with", "in", "at", "on", "and", "but", "while", "when", "then",
-                          "so", "or", "during", "within", "for", "which", "that"})
-_OBJECT_REACH = 5
-
-
-def _other_event(verb: Unit, tokens: list[Token]) -> range:
-    """Token indices of the noun phrase an order verb points to ("follows *the red cue*"): another event's
-    thing, presented before or after this one, not in it."""
-    end = verb.last + 1
-    while end < len(tokens) and end - verb.last <= _OBJECT_REACH and not tokens[end].is_break \
-            and tokens[end].text not in _PHRASE_ENDS:
-        end += 1
-    return range(verb.last + 1, end)
-
-
-def _orders_in_time(u: Unit, units: list[Unit], tokens: list[Token], vocab: Vocabulary) -> bool:
-    """True if *u* is an order verb whose subject is a thing: the sentence says which event comes first.
-
-    The subject is what its clause names before the verb: an agent, a body part or a personal pronoun
-    follows something with the eyes; a stimulus, a pause or a signal merely comes after something.
-    With nothing named before it ("follow the dot") the verb is an instruction to someone.
-    """
-    if u.kind != "action" or not ({tokens[u.first].norm, tokens[u.first].text} & _ORDER_VERBS):
-        return False
-    start = next((t.index + 1 for t in reversed(tokens[: u.first]) if t.is_break), 0)
-    subject = [v for v in units if start <= v.first and v.last < u.first]
-    if any(t.text in _PERSONAL for t in tokens[start : u.first]):
-        return False
-    if any(v.kind == "agent" or vocab.is_under(v.tag, "Agent") or vocab.is_under(v.tag, "Anatomical-item")
-           for v in subject):
-        return False
-    return any(v.kind in ("item", "role", "marker", "event", "org") or "/" in v.tag for v in subject)
 
 
 def _covered(units: list[Unit], present: set[str]) -> dict[str, str]:

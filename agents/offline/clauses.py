@@ -10,6 +10,9 @@ follow from English and from HED's task roles:
   period in which the participant must not blink, not of a blink, and "to signal that the participant
   should respond" of a response still to come. Words inside the clause therefore give no action, no
   agent, no response, no item presented and no part of the experiment's timeline.
+
+Order in time: "a tone follows *the cue*" tells of another event's thing (:func:`other_event`), and "follows"
+there tracks nothing (:func:`orders_in_time`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING
 from agents.offline.text import ARTICLES, Token
 
 if TYPE_CHECKING:
+    from agents.offline.units import Unit
     from agents.vocabulary import Vocabulary
 
 # Verbs whose purpose is to make something known: "to mark", "to signal", "to indicate", ...
@@ -84,3 +88,44 @@ def leaves_open(vocab: Vocabulary, tags: tuple[str, ...] | list[str], first: int
     """True if tags starting at token *first* name a place that "either ... or" leaves open."""
     return first in either and bool(tags) and all(
         any(vocab.is_under(t, a) for a in PLACE_ANCESTORS) for t in tags)
+
+
+# Verbs that order events when a thing is their subject ("a tone follows the cue") and track something
+# only when someone or their eyes do it ("the participant follows the dot").
+ORDER_VERBS = frozenset({"follow", "succeed", "precede"})
+_PERSONAL = frozenset({"i", "we", "you", "he", "she", "they", "who"})
+
+
+# Words that end the noun phrase after an order verb ("follows the cue *after* 2 s", "*and* the participant ...").
+_PHRASE_ENDS = frozenset({"after", "before", "by", "with", "in", "at", "on", "and", "but", "while", "when", "then",
+                          "so", "or", "during", "within", "for", "which", "that"})
+_OBJECT_REACH = 5
+
+
+def other_event(verb: Unit, tokens: list[Token]) -> range:
+    """Token indices of the noun phrase an order verb points to ("follows *the red cue*"): another event's
+    thing, presented before or after this one, not in it."""
+    end = verb.last + 1
+    while end < len(tokens) and end - verb.last <= _OBJECT_REACH and not tokens[end].is_break \
+            and tokens[end].text not in _PHRASE_ENDS:
+        end += 1
+    return range(verb.last + 1, end)
+
+
+def orders_in_time(u: Unit, units: list[Unit], tokens: list[Token], vocab: Vocabulary) -> bool:
+    """True if *u* is an order verb whose subject is a thing: the sentence says which event comes first.
+
+    The subject is what its clause names before the verb: an agent, a body part or a personal pronoun
+    follows something with the eyes; a stimulus, a pause or a signal merely comes after something.
+    With nothing named before it ("follow the dot") the verb is an instruction to someone.
+    """
+    if u.kind != "action" or not ({tokens[u.first].norm, tokens[u.first].text} & ORDER_VERBS):
+        return False
+    start = next((t.index + 1 for t in reversed(tokens[: u.first]) if t.is_break), 0)
+    subject = [v for v in units if start <= v.first and v.last < u.first]
+    if any(t.text in _PERSONAL for t in tokens[start : u.first]):
+        return False
+    if any(v.kind == "agent" or vocab.is_under(v.tag, "Agent") or vocab.is_under(v.tag, "Anatomical-item")
+           for v in subject):
+        return False
+    return any(v.kind in ("item", "role", "marker", "event", "org") or "/" in v.tag for v in subject)

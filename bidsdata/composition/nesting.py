@@ -186,16 +186,22 @@ def _dedupe_nested(annotations: Annotations, event: str, nested: list[str], know
 
 
 def unreferenced(chosen: Annotations, roles: Mapping[str, str]) -> None:
-    """``{column}`` references to a column left with no HED are taken out (hedtools refuses them)."""
-    for column, levels in chosen.items():
-        if roles.get(column) != EVENT or not isinstance(levels, Mapping):
-            continue
-        for level, hed in levels.items():
-            for ref in re.findall(r"\{([^}]*)\}", hed):
-                if ref not in chosen:
-                    # after another item, before one ("({gone}, {kept})"), or a group of its own
-                    braced = r"\{" + re.escape(ref) + r"\}"
-                    hed = re.sub(r",\s*" + braced, "", hed)
-                    hed = re.sub(braced + r"\s*,\s*", "", hed)
-                    hed = re.sub(r",?\s*\(\s*" + braced + r"\s*\)", "", hed)
-            levels[level] = hed
+    """``{column}`` references to a column left with no HED are taken out (hedtools refuses them), from event
+    levels and from value templates (a response time holding the columns that tell of the response)."""
+    for column, given in chosen.items():
+        if isinstance(given, str):
+            chosen[column] = _without_gone(given, chosen)
+        elif roles.get(column) == EVENT and isinstance(given, Mapping):
+            for level, hed in given.items():
+                given[level] = _without_gone(hed, chosen)
+
+
+def _without_gone(hed: str, chosen: Annotations) -> str:
+    for ref in re.findall(r"\{([^}]*)\}", hed):
+        if ref not in chosen:
+            # after another item, before one ("({gone}, {kept})"), or a group of its own
+            braced = r"\{" + re.escape(ref) + r"\}"
+            hed = re.sub(r",\s*" + braced, "", hed)
+            hed = re.sub(braced + r"\s*,\s*", "", hed)
+            hed = re.sub(r",?\s*\(\s*" + braced + r"\s*\)", "", hed)
+    return hed

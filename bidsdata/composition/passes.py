@@ -24,6 +24,7 @@ from bidsdata.composition.factorial import cross_factors
 from bidsdata.composition.labels import implied_conditions, named_only
 from bidsdata.composition.markers import with_marker_numbers
 from bidsdata.composition.nesting import nested_columns, nested_items, reference, unreferenced
+from bidsdata.composition.responses import into_response
 from bidsdata.composition.roles import EVENT, MODIFIER, VALUE, column_roles
 from bidsdata.composition.rows import NA
 from bidsdata.composition.spans import with_spans
@@ -204,6 +205,11 @@ def _presented(template: str) -> str | None:
     return next((modality for start, modality in _SHOWN if template.startswith(start)), None)
 
 
+def responses(draft: Draft) -> None:
+    """Columns telling of the response go into the response time's delayed action (:mod:`.responses`)."""
+    draft.nested += into_response(draft)
+
+
 def shown_files(draft: Draft) -> None:
     """A picture or sound file named on a row whose event is an action (a response, say) was presented to the
     participant: a sensory event of its own beside the action, with its modality and the role the column's
@@ -305,7 +311,7 @@ def shared_definitions(draft: Draft) -> None:
 PASSES: tuple[Pass, ...] = (
     time_groups, marker_numbers, carried_templates, padded_values, clock_times, roles, lasting_events,
     condition_definitions, modifiers_without_event_types, completed_templates, completed_events, displays, nesting,
-    one_event_group, nested_references, shown_files, top_level_repeats, crossed_factors, distinct_levels,
+    one_event_group, nested_references, responses, shown_files, top_level_repeats, crossed_factors, distinct_levels,
     named_holes, names_only, without_empty, shared_definitions, covering_spans,
 )
 """The conventions in the order they apply: each pass reads what the ones before it decided."""
