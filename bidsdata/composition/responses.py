@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from agents import conventions
 from bidsdata.assembly import without_event_types
 from bidsdata.composition.distinct import key
+from bidsdata.composition.events import event_groups
 from bidsdata.composition.nesting import STRAY_SHARE, referable
 from bidsdata.composition.roles import EVENT, MODIFIER, VALUE
 from bidsdata.composition.rows import NA, EventRows
@@ -89,6 +90,7 @@ def into_response(draft: Draft) -> list[str]:
     if found is None:
         return []
     delay, action = found
+    _said_twice(draft, delay, action)
     # hedtools checks each reference with every level of the referenced column, all combinations at once: an
     # item two moved columns could both put into the response is said once (by the first).
     seen = {key(i, draft.known) for i in top_level_items(inside(action))}
@@ -112,6 +114,38 @@ def into_response(draft: Draft) -> list[str]:
     for column in moved:
         _unreference(draft.chosen, column)
     return moved
+
+
+def _said_twice(draft: Draft, delay: str, action: str) -> None:
+    """An event level's own response group ("a face is shown and the participant responds") is left out where
+    every row of the level has a response time: it is the response the delayed action already tells of, at its
+    own time rather than at the stimulus onset. Only a group saying nothing more than that action goes."""
+    response = {key(i, draft.known) for i in top_level_items(inside(action))}
+    for column in draft.columns(EVENT):
+        levels = draft.chosen.get(column)
+        if not isinstance(levels, Mapping):
+            continue
+        timed = _timed_levels(column, delay, draft.rows)
+        new = dict(levels)
+        for level, hed in levels.items():
+            groups = event_groups(hed, draft.known)
+            if level not in timed or len(groups) < 2:
+                continue
+            same = [g for g in groups if set(event_types(g, draft.known)) == _ACTING
+                    and {key(i, draft.known) for i in top_level_items(inside(g))} <= response]
+            if same:
+                new[level] = ", ".join(i for i in top_level_items(hed) if i not in same)
+        draft.chosen[column] = new
+
+
+def _timed_levels(column: str, delay: str, rows: EventRows) -> set[str]:
+    """Levels of *column* whose rows all have a response time (but a stray few)."""
+    seen: dict[str, list[bool]] = {}
+    for row in rows.all():
+        level = row.get(column)
+        if level is not None and level not in NA:
+            seen.setdefault(level, []).append(row.get(delay) not in NA and row.get(delay) is not None)
+    return {lv for lv, timed in seen.items() if timed.count(False) <= STRAY_SHARE * len(timed)}
 
 
 def _unreference(chosen: dict[str, object], column: str) -> None:

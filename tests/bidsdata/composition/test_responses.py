@@ -64,3 +64,17 @@ def test_a_moved_column_left_with_nothing_to_say_leaves_no_reference_behind(tmp_
     assert "HED" not in sidecar["key"] and any(n.column == "key" for n in composition.notes)
     errors, checks, _ = verdicts(sidecar, events, tmp_path)
     assert errors == [] and checks == []
+
+
+def test_a_trials_own_response_is_the_one_the_response_time_places(tmp_path):
+    # "a square is shown and the participant responds": that response is the delayed one, not a second press
+    annotations = {**ANNOTATIONS, "kind": {
+        "flash": "(Sensory-event, Experimental-stimulus, Visual-presentation, Square), "
+                 "(Agent-action, Participant-response, Press)",
+        "beep": "(Sensory-event, Experimental-stimulus, Auditory-presentation, Beep), "
+                "(Agent-action, Participant-response, Press, Incorrect-action)"}}
+    sidecar, _ = composed_sidecar(task_of(EVENTS), annotations, EVENTS)
+    assert "Agent-action" not in sidecar["kind"]["HED"]["flash"]
+    assert "Incorrect-action" in sidecar["kind"]["HED"]["beep"]  # it says more than the response time's action
+    errors, checks, rows = verdicts(sidecar, EVENTS, tmp_path)
+    assert errors == [] and checks == [] and rows[0].count("Agent-action") == 1
