@@ -94,12 +94,15 @@ def into_response(draft: Draft) -> list[str]:
     # hedtools checks each reference with every level of the referenced column, all combinations at once: an
     # item two moved columns could both put into the response is said once (by the first).
     seen = {key(i, draft.known) for i in top_level_items(inside(action))}
+    # Where the rows' own event is an action (each row a hand raised...), the columns nested into it describe
+    # that action, and stay.
+    acting = _main_acts(draft)
     moved = []
     for column, role in list(draft.roles.items()):
         levels = draft.chosen.get(column)
         if (role not in (EVENT, MODIFIER) or column == draft.main or not isinstance(levels, Mapping)
-                or not referable(column) or not tells_of_the_response(levels, draft.known)
-                or not carried_by(column, delay, draft.rows)):
+                or (acting and column in draft.nested) or not referable(column)
+                or not tells_of_the_response(levels, draft.known) or not carried_by(column, delay, draft.rows)):
             continue
         inner = {lv: _inner(h, seen, draft.known, draft.version) for lv, h in levels.items()}
         draft.chosen[column] = inner
@@ -114,6 +117,15 @@ def into_response(draft: Draft) -> list[str]:
     for column in moved:
         _unreference(draft.chosen, column)
     return moved
+
+
+def _main_acts(draft: Draft) -> bool:
+    """Whether the main event column's events are actions: a level's first event group an ``Agent-action``."""
+    levels = draft.chosen.get(draft.main) if draft.main else None
+    if not isinstance(levels, Mapping):
+        return False
+    return any(set(event_types(groups[0], draft.known)) == _ACTING
+               for groups in (event_groups(h, draft.known) for h in levels.values()) if groups)
 
 
 def _said_twice(draft: Draft, delay: str, action: str) -> None:

@@ -78,3 +78,16 @@ def test_a_trials_own_response_is_the_one_the_response_time_places(tmp_path):
     assert "Incorrect-action" in sidecar["kind"]["HED"]["beep"]  # it says more than the response time's action
     errors, checks, rows = verdicts(sidecar, EVENTS, tmp_path)
     assert errors == [] and checks == [] and rows[0].count("Agent-action") == 1
+
+
+def test_where_each_row_is_itself_an_action_its_modifiers_stay_with_it(tmp_path):
+    events = ("onset\tduration\tact\tside\trt\n"
+              "1.0\t0\tlift\tleft\t0.3\n"
+              "3.0\t0\tlift\tright\t0.4\n")
+    annotations = {"act": {"lift": "(Agent-action, Participant-response, Hand)"},
+                   "side": {"left": "(Lift, Left)", "right": "(Lift, Right)"},
+                   "rt": "(Delay/# s, (Agent-action, Participant-response, Press))"}
+    sidecar, _ = composed_sidecar(task_of(events), annotations, events)
+    assert "{side}" in sidecar["act"]["HED"]["lift"] and "{side}" not in sidecar["rt"]["HED"]
+    errors, _, _ = verdicts(sidecar, events, tmp_path)
+    assert errors == []
