@@ -199,9 +199,13 @@ def unreferenced(chosen: Annotations, roles: Mapping[str, str]) -> None:
 def _without_gone(hed: str, chosen: Annotations) -> str:
     for ref in re.findall(r"\{([^}]*)\}", hed):
         if ref not in chosen:
-            # after another item, before one ("({gone}, {kept})"), or a group of its own
-            braced = r"\{" + re.escape(ref) + r"\}"
-            hed = re.sub(r",\s*" + braced, "", hed)
-            hed = re.sub(braced + r"\s*,\s*", "", hed)
-            hed = re.sub(r",?\s*\(\s*" + braced + r"\s*\)", "", hed)
+            hed = without_reference(hed, ref)
     return hed
+
+
+def without_reference(hed: str, column: str) -> str:
+    """*hed* without its ``{column}``: after another item, before one ("({gone}, {kept})"), or a group of its own."""
+    braced = r"\{" + re.escape(column) + r"\}"
+    hed = re.sub(r",\s*" + braced, "", hed)
+    hed = re.sub(braced + r"\s*,\s*", "", hed)
+    return re.sub(r",?\s*\(\s*" + braced + r"\s*\)", "", hed)

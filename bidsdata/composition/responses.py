@@ -20,7 +20,7 @@ from agents import conventions
 from bidsdata.assembly import without_event_types
 from bidsdata.composition.distinct import key
 from bidsdata.composition.events import event_groups
-from bidsdata.composition.nesting import STRAY_SHARE, referable
+from bidsdata.composition.nesting import STRAY_SHARE, referable, without_reference
 from bidsdata.composition.roles import EVENT, MODIFIER, VALUE
 from bidsdata.composition.rows import NA, EventRows
 from bidsdata.composition.state import Draft
@@ -120,12 +120,12 @@ def into_response(draft: Draft) -> list[str]:
 
 
 def _main_acts(draft: Draft) -> bool:
-    """Whether the main event column's events are actions: a level's first event group an ``Agent-action``."""
+    """Whether the main event column's events are actions: most levels' first event group an ``Agent-action``."""
     levels = draft.chosen.get(draft.main) if draft.main else None
     if not isinstance(levels, Mapping):
         return False
-    return any(set(event_types(groups[0], draft.known)) == _ACTING
-               for groups in (event_groups(h, draft.known) for h in levels.values()) if groups)
+    firsts = [groups[0] for groups in (event_groups(h, draft.known) for h in levels.values()) if groups]
+    return sum(set(event_types(g, draft.known)) == _ACTING for g in firsts) * 2 > len(firsts)
 
 
 def _said_twice(draft: Draft, delay: str, action: str) -> None:
@@ -162,13 +162,6 @@ def _timed_levels(column: str, delay: str, rows: EventRows) -> set[str]:
 
 def _unreference(chosen: dict[str, object], column: str) -> None:
     """*column*'s ``{column}`` taken out of the other columns' levels (it was nested into the stimulus)."""
-    braced = r"\{" + re.escape(column) + r"\}"
     for other, levels in chosen.items():
-        if other == column or not isinstance(levels, Mapping):
-            continue
-        new = {}
-        for level, hed in levels.items():
-            hed = re.sub(r",\s*" + braced, "", hed)
-            hed = re.sub(braced + r"\s*,\s*", "", hed)
-            new[level] = re.sub(r",?\s*\(\s*" + braced + r"\s*\)", "", hed)
-        chosen[other] = new
+        if other != column and isinstance(levels, Mapping):
+            chosen[other] = {level: without_reference(hed, column) for level, hed in levels.items()}
