@@ -207,7 +207,7 @@ def _presented(template: str) -> str | None:
 
 def responses(draft: Draft) -> None:
     """Columns telling of the response go into the response time's delayed action (:mod:`.responses`)."""
-    draft.nested += into_response(draft)
+    draft.nested += [c for c in into_response(draft) if c not in draft.nested]
 
 
 def shown_files(draft: Draft) -> None:
