@@ -7,8 +7,10 @@ become Onset/Offset and factors Condition-variable definitions (:mod:`.definitio
 replace one another the Onset of what each shows and the Offset of the one before (:mod:`.displays`),
 marker strings' numbers tag values (:mod:`.markers`), modifier columns lose event types of their own, each
 event is one completed group (:mod:`.events`), columns that describe an event are nested into it with
-``{column}``, and levels of a column are told apart (:mod:`.distinct`). The levels' own annotations are
-never changed; what the sidecar does differently is reported in the notes.
+``{column}``, the columns that tell of the response go into its response time (:mod:`.responses`), levels of
+a column are told apart (:mod:`.distinct`), and levels whose rows last over other events get their duration
+(:mod:`.spans`). The levels' own annotations are never changed; what the sidecar does differently is reported
+in the notes.
 """
 
 from __future__ import annotations
