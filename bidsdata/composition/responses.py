@@ -17,12 +17,13 @@ import re
 from collections.abc import Mapping
 
 from agents import conventions
+from bidsdata import tsv
 from bidsdata.assembly import without_event_types
 from bidsdata.composition.distinct import key
 from bidsdata.composition.events import event_groups
 from bidsdata.composition.nesting import STRAY_SHARE, referable, without_reference
 from bidsdata.composition.roles import EVENT, MODIFIER, VALUE
-from bidsdata.composition.rows import NA, EventRows
+from bidsdata.composition.rows import EventRows
 from bidsdata.composition.state import Draft
 from bidsdata.composition.tags import Names, event_types, inside, is_group, shorts, top_level_items
 
@@ -65,8 +66,7 @@ def tells_of_the_response(levels: Mapping[str, str], known: Names) -> bool:
 
 def carried_by(column: str, delay: str, rows: EventRows) -> bool:
     """Every row with a value in *column* has a response time too (but a stray few)."""
-    given = [row.get(delay) not in NA and row.get(delay) is not None
-             for row in rows.all() if row.get(column) not in NA and row.get(column) is not None]
+    given = [not tsv.is_na(row.get(delay)) for row in rows.all() if not tsv.is_na(row.get(column))]
     return bool(given) and given.count(False) <= STRAY_SHARE * len(given)
 
 
@@ -155,8 +155,8 @@ def _timed_levels(column: str, delay: str, rows: EventRows) -> set[str]:
     seen: dict[str, list[bool]] = {}
     for row in rows.all():
         level = row.get(column)
-        if level is not None and level not in NA:
-            seen.setdefault(level, []).append(row.get(delay) not in NA and row.get(delay) is not None)
+        if not tsv.is_na(level):
+            seen.setdefault(level, []).append(not tsv.is_na(row.get(delay)))
     return {lv for lv, timed in seen.items() if timed.count(False) <= STRAY_SHARE * len(timed)}
 
 

@@ -14,12 +14,11 @@ rounding of a stimulus computer, so another event must start clearly inside the 
 from __future__ import annotations
 
 import bisect
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from agents.hedstring import top_level_items
-from bidsdata.composition.rows import NA
+from bidsdata import tsv
 from bidsdata.composition.tags import Names, has_event, is_group
 
 DURATION = "duration"
@@ -33,14 +32,6 @@ SHARE = 0.8
 """Share of a level's rows with a duration that must cover another event's onset."""
 MIN_ROWS = 2
 _TIMED = re.compile(r"\b(Onset|Offset|Inset|Duration|Delay)\b|\{" + DURATION + r"\}", re.IGNORECASE)
-
-
-def _number(cell: str | None) -> float | None:
-    try:
-        value = float(cell) if cell is not None and cell not in NA else None
-    except ValueError:
-        return None
-    return value if value is not None and math.isfinite(value) else None
 
 
 _PLAIN = re.compile(r"\d+(\.\d*)?([eE][-+]?\d+)?")
@@ -57,12 +48,12 @@ def covering_levels(files: Iterable[Sequence[Mapping[str, str]]], column: str) -
         return set()
     spans: dict[str, list[int]] = {}  # level -> [rows with a duration, rows covering another onset]
     for rows in files:
-        onsets = sorted(o for o in (_number(r.get("onset")) for r in rows) if o is not None)
+        onsets = sorted(o for o in (tsv.onset_value(r.get("onset")) for r in rows) if o is not None)
         for row in rows:
             level = row.get(column)
-            if level is None or level in NA:
+            if tsv.is_na(level):
                 continue
-            start, length = _number(row.get("onset")), _number(row.get(DURATION))
+            start, length = tsv.onset_value(row.get("onset")), tsv.onset_value(row.get(DURATION))
             if start is None or length is None or length <= 0:
                 continue
             end = start + length - max(SLACK_S, SLACK_SHARE * length)
@@ -75,7 +66,7 @@ def covering_levels(files: Iterable[Sequence[Mapping[str, str]]], column: str) -
 
 def readable(cell: str | None) -> bool:
     """Whether ``Duration/<cell> s`` validates, or the cell is missing (hedtools leaves the reference out)."""
-    return cell is None or cell in NA or bool(_PLAIN.fullmatch(cell))
+    return tsv.is_na(cell) or bool(_PLAIN.fullmatch(cell))
 
 
 def spanned(hed: str, known: Names) -> str | None:
