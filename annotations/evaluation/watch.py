@@ -76,6 +76,10 @@ class SetWatch:
     def changed(self) -> bool:
         return self.now is not None
 
+    @property
+    def change_text(self) -> str:
+        return "" if self.change is None else f"{self.change:+.3f}"
+
 
 def _rerun_choice(evaluation_set: EvaluationSet, latest: EvaluationBatch) -> tuple[str, ModelConfiguration | None]:
     """The model a re-run uses (the last evaluation's, else the owner's current one) and its configuration now,
