@@ -16,13 +16,14 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
 from annotations.errors import RequestError
-from annotations.evaluation.batches import cancel_evaluation, progress_of, start_evaluation
+from annotations.evaluation.batches import cancel_evaluation, configuration_now, progress_of, start_evaluation
 from annotations.evaluation.scope import Scope
 from annotations.evaluation.selectors import evaluation_table, run_facts
 from annotations.evaluation.sets import Item, gold_set, read_gold, reviewed_set, save_set
 from annotations.evaluation.table import ModelRow
 from annotations.evaluation.watch import rerun_changed
 from annotations.models import AnnotationSession, DatasetProject, EvaluationBatch, EvaluationSet, SetSource
+from annotations.runs.services import build_options
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +78,18 @@ class Evaluated:
     def objects(self) -> list[dict[str, Any]]:
         return [{"choice": self.choice, "evaluation": str(self.batch.pk), "set": self.batch.set.name,
                  "status": self.batch.status, **row.as_dict()} for row in self.rows]
+
+
+def check_models(user: Any, models: Sequence[str], schema: str) -> None:
+    """Every model can run (before anything is stored), else a one-line error naming the first that cannot."""
+    try:
+        version = build_options({"schema_version": schema}).schema_version
+    except RequestError as exc:
+        raise CommandError(f"--schema {schema}: {exc.message}") from exc
+    for name in models:
+        _, reason = configuration_now(user, name, version)
+        if reason:
+            raise CommandError(f"--model {name}: {reason}")
 
 
 def start_all(chosen: EvaluationSet, user: Any, models: Sequence[str], schema: str,

@@ -65,8 +65,8 @@ class TagFigures:
     interval: Interval | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "precision": _round(self.precision), "recall": _round(self.recall),
-                "f1": _round(self.f1), "f1_interval": self.interval.as_list() if self.interval else None}
+        return {"n": self.n, "precision": _round(self.precision, 6), "recall": _round(self.recall, 6),
+                "f1": _round(self.f1, 6), "f1_interval": self.interval.as_list() if self.interval else None}
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:

@@ -135,6 +135,7 @@ class Command(BaseCommand):
         if opts["out"] and len(opts["model"]) != 1:
             raise CommandError("--out writes one model's predictions: give one --model")
         user = stored.user_named(opts["user"])
+        stored.check_models(user, opts["model"], opts["schema"])
         chosen = stored.evaluation_set(user, opts["gold"], opts["reviewed"], opts["limit"])
         batches = stored.start_all(chosen, user, opts["model"], opts["schema"], opts["max_attempts"])
         if opts["no_wait"]:
