@@ -44,6 +44,6 @@ def next_runs(batch_id: Any, enqueue: Callable[[str], Any]) -> list[str]:
             EvaluationBatch.objects.filter(pk=batch.pk).update(finished_at=timezone.now())
             logger.info("evaluation %s finished", batch.pk)
         ids = [str(run.pk) for run in started]
-        for run_id in ids:
-            transaction.on_commit(lambda run_id=run_id: enqueue(run_id))
+        for session_id in ids:
+            transaction.on_commit(lambda session_id=session_id: enqueue(session_id))
     return ids

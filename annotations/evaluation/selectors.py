@@ -99,7 +99,7 @@ def facts_of(row: dict[str, Any]) -> RunFacts:
     failed = row["status"] == SessionStatus.FAILED or bool(model_failure(row["notes"]))
     started, finished = row["started_at"], row["finished_at"]
     return RunFacts(
-        run_id=str(row["pk"]), configuration=configuration_of_row(row), failed=failed,
+        session_id=str(row["pk"]), configuration=configuration_of_row(row), failed=failed,
         first_valid=bool(row["first_valid"]) and not failed,
         final_valid=row["status"] == SessionStatus.SUCCEEDED and not failed, attempts=row["iteration_count"],
         prediction="" if failed else row["machine_annotation"], gold=gold_of(row),

@@ -33,7 +33,7 @@ from annotations.review.rules import ACCEPTED, CORRECTED, REJECTED
 class RunFacts:
     """What the table needs of one finished run."""
 
-    run_id: str
+    session_id: str
     configuration: ModelConfiguration
     failed: bool  # the run (or its model) failed: no annotation of the model's counts
     first_valid: bool
@@ -122,7 +122,7 @@ class ModelRow:
     timeouts: int
     invalid_replies: int
     refusals: int
-    run_ids: tuple[str, ...] = field(default=(), repr=False)
+    session_ids: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def key(self) -> str:
@@ -178,7 +178,7 @@ def model_row(configuration: ModelConfiguration, runs: Sequence[RunFacts]) -> Mo
         latency_p50=percentile(seconds, 50), latency_p95=percentile(seconds, 95),
         failed=sum(r.failed for r in runs), timeouts=sum(r.timed_out for r in runs),
         invalid_replies=sum(r.unreadable for r in runs), refusals=sum(r.refused for r in runs),
-        run_ids=tuple(r.run_id for r in runs))
+        session_ids=tuple(r.session_id for r in runs))
 
 
 def model_rows(facts: Iterable[RunFacts]) -> list[ModelRow]:
