@@ -2,8 +2,9 @@
 
 No script and no style attribute (the Content-Security-Policy allows neither): the look is
 ``static/css/evaluation.css``'s, by class. Each point carries its interval as a vertical bar and a ``<title>``
-(the browser's tooltip) with its figures. A cost axis on which every run was free (the offline annotator,
-a local server) is drawn from 0 to 1 cent, so the points sit at its left edge.
+(the browser's tooltip) with its figures; a numbered legend below names each configuration in full. A cost
+axis on which every run was free (the offline annotator, a local server) is drawn from 0 to 1 cent, so the
+points sit at its left edge.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from annotations.evaluation.table import ModelRow
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 52, 20, 16, 44
 MAX_LABEL = 28
+LABEL_HEIGHT, LABEL_WIDTH = 13, 110
 
 
 def _ticks(maximum: float) -> list[float]:
@@ -57,6 +59,8 @@ def f1_cost_chart(rows: list[ModelRow]) -> SafeString:
                  f'<text class="chart__label" x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 8}" text-anchor="middle">'
                  f'cost per run (US$)</text><text class="chart__label" x="14" y="{TOP + plot_h / 2:.1f}" '
                  f'text-anchor="middle" transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">F1</text>')
+    placed: list[tuple[float, float]] = []  # the labels drawn so far, so that none covers another
+    legend = []
     for n, row in enumerate(sorted(points, key=lambda r: (r.mean_cost or 0.0, -(r.tags.f1 or 0.0)))):
         cx, cy = x(row.mean_cost or 0.0), y(row.tags.f1 or 0.0)
         tip = (f"{row.configuration.label}: F1 {figure(row.tags.f1)} (n {row.tags.n}), "
@@ -66,8 +70,14 @@ def f1_cost_chart(rows: list[ModelRow]) -> SafeString:
             group.append(f'<line class="chart__interval" x1="{cx:.1f}" x2="{cx:.1f}" '
                          f'y1="{y(row.tags.interval.low):.1f}" y2="{y(row.tags.interval.high):.1f}"/>')
         anchor, dx = ("end", -8) if cx > LEFT + plot_w * 0.7 else ("start", 8)
+        label_y = cy - 6
+        while any(abs(label_y - py) < LABEL_HEIGHT and abs(cx - px) < LABEL_WIDTH for px, py in placed):
+            label_y += LABEL_HEIGHT
+        placed.append((cx, label_y))
         group.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5"/><text class="chart__name" x="{cx + dx:.1f}" '
-                     f'y="{cy - 6:.1f}" text-anchor="{anchor}">{escape(_short(row.configuration.model))}</text></g>')
+                     f'y="{label_y:.1f}" text-anchor="{anchor}">{n + 1}. {escape(_short(row.configuration.model))}'
+                     f'</text></g>')
         parts.append("".join(group))
-    parts.append("</svg>")
+        legend.append(f'<li class="chart-legend__item chart-legend__item--{n % 6}">{escape(tip)}</li>')
+    parts.append(f'</svg><ol class="chart-legend">{"".join(legend)}</ol>')
     return mark_safe("".join(parts))  # every text from the database went through escape()

@@ -1,6 +1,7 @@
 """The regression watch: a saved set's evaluations compared, and the set run again when its model changes.
 
-For each set, its newest finished evaluation is compared with the newest before it of another configuration:
+For each set, its newest finished evaluation is compared with the newest before it of another configuration (of
+the same model named, where there is one):
 the F1 change over the items both scored, with the 95% interval of that change (the items resampled in pairs),
 and a flag when F1 fell by more than the interval allows (the whole interval below zero). A watched set is run
 again (:func:`rerun_changed`) when the configuration its last evaluation's model would have now (the model, the
@@ -98,7 +99,9 @@ def watch_of(evaluation_set: EvaluationSet) -> SetWatch:
     if not finished:
         return SetWatch(evaluation_set, None, None, None, None, 0, None, running)
     latest = evaluated(finished[0])
-    earlier = next((b for b in finished[1:] if configuration_of_batch(b) != latest.configuration), None)
+    # The same model named before, else any: a prompt or schema change of one model is what the watch is for.
+    others = [b for b in finished[1:] if configuration_of_batch(b) != latest.configuration]
+    earlier = next((b for b in others if b.model_choice == finished[0].model_choice), others[0] if others else None)
     previous = evaluated(earlier) if earlier is not None else None
     change, interval, paired = None, None, 0
     if previous is not None:
