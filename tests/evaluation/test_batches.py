@@ -130,3 +130,23 @@ def test_an_evaluation_run_draws_on_no_memory_and_records_its_configuration(user
         "offline", "offline annotator", "", "")
     lab = async_to_sync(execute_session)(lab_run.pk)
     assert lab.examples_used == [str(remembered.pk)]  # the same description outside an evaluation reuses it
+
+
+def test_saving_a_new_model_reruns_the_watched_sets_with_it(client, endpoints, four_items, user,
+                                                            django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        first = start_evaluation(four_items, user=user)  # the model the user's runs use: beta
+    EvaluationBatch.objects.filter(pk=first.pk).update(finished_at=timezone.now())
+    four_items.watch = True
+    four_items.save(update_fields=["watch"])
+    client.force_login(user)
+    with django_capture_on_commit_callbacks(execute=False):
+        answer = client.post(reverse("annotations:llm-settings"),
+                             {"base_url": endpoints["beta"].base_url, "model": "beta-2"}, follow=True)
+    assert "1 watched evaluation set is being evaluated again" in answer.content.decode()
+    newest = EvaluationBatch.objects.exclude(pk=first.pk).get()
+    assert (first.model, newest.model, newest.model_choice) == ("beta", "beta-2", "")
+    EvaluationBatch.objects.filter(pk=newest.pk).update(finished_at=timezone.now())
+    with django_capture_on_commit_callbacks(execute=False):  # saved again unchanged: nothing more to run
+        client.post(reverse("annotations:llm-settings"), {"base_url": endpoints["beta"].base_url, "model": "beta-2"})
+    assert EvaluationBatch.objects.count() == 2
