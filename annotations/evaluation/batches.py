@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -23,6 +22,7 @@ from agents.llm.configuration import ModelConfiguration, configuration_of
 from agents.schema import DEFAULT_SCHEMA_VERSION
 from annotations.errors import FieldError, Forbidden, sentence
 from annotations.evaluation.queue import next_runs
+from annotations.evaluation.sets import setting_count
 from annotations.limits import check_evaluation_quota
 from annotations.llm.client import run_model_for
 from annotations.models import (
@@ -40,8 +40,8 @@ logger = logging.getLogger(__name__)
 
 
 def concurrency() -> int:
-    """``HEDIT_EVALUATION_CONCURRENCY``: runs of one evaluation at once (checked by ``manage.py check``)."""
-    return int(getattr(settings, "HEDIT_EVALUATION_CONCURRENCY", 2))
+    """``HEDIT_EVALUATION_CONCURRENCY``: runs of one evaluation at once."""
+    return setting_count("HEDIT_EVALUATION_CONCURRENCY", 2)
 
 
 def configuration_now(user: Any, choice: str, schema_version: str) -> tuple[ModelConfiguration, str]:

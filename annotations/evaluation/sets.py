@@ -36,9 +36,15 @@ MAX_CSV_BYTES = 2 * 1024 * 1024
 REQUIRED_COLUMNS = ("description", "hed")
 
 
+def setting_count(name: str, default: int) -> int:
+    """A whole-number setting of at least 1; *default* when it is not one (``manage.py check`` reports that)."""
+    value = str(getattr(settings, name, default)).strip()
+    return int(value) if value.isdigit() and int(value) >= 1 else default
+
+
 def max_items() -> int:
-    """``HEDIT_EVALUATION_MAX_ITEMS``: the most items one set holds (checked by ``manage.py check``)."""
-    return int(getattr(settings, "HEDIT_EVALUATION_MAX_ITEMS", 500))
+    """``HEDIT_EVALUATION_MAX_ITEMS``: the most items one set holds."""
+    return setting_count("HEDIT_EVALUATION_MAX_ITEMS", 500)
 
 
 @dataclass(frozen=True)
