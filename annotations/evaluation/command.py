@@ -70,7 +70,7 @@ def evaluation_set(user: Any, gold: str | None, reviewed: str | None, limit: int
 
 
 @dataclass
-class Evaluated:
+class ModelResult:
     choice: str
     batch: EvaluationBatch
     rows: list[ModelRow]
@@ -127,8 +127,8 @@ def wait_for(batches: Sequence[EvaluationBatch], report: Callable[[str], None] |
         raise CommandError("interrupted: the evaluations were cancelled") from None
 
 
-def results(batches: Sequence[EvaluationBatch]) -> list[Evaluated]:
-    return [Evaluated(b.model_choice, b, evaluation_table(Scope(batches=(b.pk,)), None).rows) for b in batches]
+def results(batches: Sequence[EvaluationBatch]) -> list[ModelResult]:
+    return [ModelResult(b.model_choice, b, evaluation_table(Scope(batches=(b.pk,)), None).rows) for b in batches]
 
 
 def write_predictions(batch: EvaluationBatch, out: Path) -> int:
@@ -150,7 +150,7 @@ def _figure(value: float | None, digits: int = 3) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def summary_lines(done: Sequence[Evaluated]) -> list[str]:
+def summary_lines(done: Sequence[ModelResult]) -> list[str]:
     lines = []
     for evaluated in done:
         for row in evaluated.rows:
@@ -170,7 +170,7 @@ def summary_lines(done: Sequence[Evaluated]) -> list[str]:
     return lines
 
 
-def as_json(done: Sequence[Evaluated]) -> str:
+def as_json(done: Sequence[ModelResult]) -> str:
     return json.dumps([obj for evaluated in done for obj in evaluated.objects()], indent=2)
 
 
