@@ -120,3 +120,36 @@ def test_the_chart_has_a_point_per_configuration_with_an_f1(client, reviewer, ru
     assert chart.count("<circle") == 1  # only mine-model has a run with gold (its accepted run)
     assert "mine-model via lab.example, free decoding, prompts p1, HED 8.4.0: F1 1.000 (n 1), $0 per run" in chart
     assert "style=" not in html.split("<main", 1)[1]  # the Content-Security-Policy refuses inline styles
+
+
+def test_the_page_starts_an_evaluation_of_an_uploaded_csv_and_refuses_a_bad_one(
+        client, user, other_user, django_capture_on_commit_callbacks):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from annotations.models import EvaluationBatch, EvaluationSet
+    from tests.evaluation.conftest import gold_csv
+
+    client.force_login(user)
+    start = reverse("annotations:evaluation-start")
+    bad = SimpleUploadedFile("bad.csv", b"id,text\n1,A tone.\n", content_type="text/csv")
+    refused = client.post(start, {"source": "upload", "file": bad, "model": "offline", "schema_version": "8.4.0"})
+    assert refused.status_code == 400 and "needs the columns description and hed" in refused.content.decode()
+    assert not EvaluationSet.objects.exists()
+
+    good = SimpleUploadedFile("lab.csv", gold_csv().encode(), content_type="text/csv")
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        answer = client.post(start, {"source": "upload", "file": good, "model": "offline", "schema_version": "8.4.0",
+                                     "watch": "on"}, follow=True)
+    batch = EvaluationBatch.objects.get()
+    assert (batch.set.name, batch.total, batch.model, batch.set.watch, len(queued)) == (
+        "lab.csv", 4, "offline annotator", True, 2)
+    assert "Evaluating lab.csv with offline annotator: 4 runs, 2 at a time." in answer.content.decode()
+
+    client.force_login(other_user)  # someone else's evaluation and set are none of theirs
+    assert client.post(reverse("annotations:evaluation-cancel", args=[batch.pk])).status_code == 404
+    assert client.post(reverse("annotations:evaluation-watch", args=[batch.set.pk])).status_code == 404
+    assert client.get(reverse("annotations:evaluation"), {"set": str(batch.set.pk)}).status_code == 404
+    client.force_login(user)
+    client.post(reverse("annotations:evaluation-cancel", args=[batch.pk]))
+    batch.refresh_from_db()
+    assert batch.status == "cancelled"
