@@ -57,6 +57,7 @@ class LLMCall:
     latency_ms: float = 0.0
     cache_hit: bool = False
     error: str = ""
+    error_kind: str = ""  # LLMError.kind of a failed call: error, timeout or refused
 
 
 @dataclass(frozen=True)

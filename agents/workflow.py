@@ -115,7 +115,8 @@ class _RecordingModel:
             reply = await self._inner.complete(agent, messages, response_format=response_format,
                                                extra_body=extra_body)
         except LLMError as exc:
-            failed = LLMCall(agent=agent, model="", request=render_messages(messages), response="", error=str(exc))
+            failed = LLMCall(agent=agent, model="", request=render_messages(messages), response="", error=str(exc),
+                             error_kind=exc.kind)
             await self._observer.on_llm_call(failed, len(self._state.iterations))
             raise
         self._state.llm_calls.append(reply.call)

@@ -35,7 +35,7 @@ class AnnotationSessionAdmin(admin.ModelAdmin):
     search_fields = ("description", "final_annotation")
     date_hierarchy = "created_at"
     list_select_related = ("user",)
-    raw_id_fields = ("user", "dataset_level")
+    raw_id_fields = ("user", "dataset_level", "evaluation_batch", "evaluation_item")
     readonly_fields = ("id", "created_at", "started_at", "finished_at")
     inlines = [IterationInline, StepInline, ReviewInline]
 
@@ -173,3 +173,19 @@ class DatasetLevelAdmin(DatasetAdmin):
     search_fields = ("value", "column__name", "column__task__project__name")
     list_select_related = ("column",)
     raw_id_fields = ("column",)
+
+
+@admin.register(models.EvaluationSet)
+class EvaluationSetAdmin(admin.ModelAdmin):
+    list_display = ("name", "owner", "project", "source", "watch", "created_at")
+    list_filter = ("source", "watch")
+    search_fields = ("name",)
+    raw_id_fields = ("owner", "project")
+
+
+@admin.register(models.EvaluationBatch)
+class EvaluationBatchAdmin(admin.ModelAdmin):
+    list_display = ("set", "user", "model_choice", "model", "prompt_version", "schema_version", "total", "created_at",
+                    "finished_at", "cancelled_at")
+    list_filter = ("model", "prompt_version")
+    raw_id_fields = ("set", "user")

@@ -58,3 +58,18 @@ def check_database_pool(app_configs: Any = None, **kwargs: Any) -> list[Error]:
                   "and a lease heartbeat each take a connection at once",
                   hint="Unset it (no pool) or raise it; see the README's Configuration section.",
                   id="annotations.E004")]
+
+
+EVALUATION_SETTINGS = ("HEDIT_EVALUATION_MAX_ITEMS", "HEDIT_EVALUATION_CONCURRENCY")
+
+
+@register()
+def check_evaluation_settings(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """The evaluation set size and an evaluation's concurrency are whole numbers of at least 1."""
+    errors = []
+    for name in EVALUATION_SETTINGS:
+        value = str(getattr(settings, name, "1")).strip()
+        if not value.isdigit() or int(value) < 1:
+            errors.append(Error(f"{name} must be a whole number of at least 1, not {value!r}",
+                                hint="See the README's Configuration section.", id="annotations.E005"))
+    return errors

@@ -36,10 +36,11 @@ from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from annotations.errors import QuotaExceeded
-from annotations.models import AnnotationSession
+from annotations.models import AnnotationSession, EvaluationBatch
 
 # The defaults when a setting is missing altogether; hedit_site/settings.py reads the same ones from the environment.
-DEFAULT_RATES = {"HEDIT_RUN_RATE": "60/hour", "HEDIT_DATASET_RATE": "2000/day", "HEDIT_VALIDATE_RATE": "60/minute"}
+DEFAULT_RATES = {"HEDIT_RUN_RATE": "60/hour", "HEDIT_DATASET_RATE": "2000/day", "HEDIT_VALIDATE_RATE": "60/minute",
+                 "HEDIT_EVALUATION_RATE": "2000/day"}
 
 _PERIODS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600,
             "d": 86400, "day": 86400}
@@ -117,7 +118,8 @@ def check_run_quota(user: Any, count: int = 1) -> None:
         return
     _hold_user_lock(user)
     since = timezone.now() - timedelta(seconds=rate.seconds)
-    recent = AnnotationSession.objects.filter(user=user, created_at__gte=since, dataset_level__isnull=True)
+    recent = AnnotationSession.objects.filter(user=user, created_at__gte=since, dataset_level__isnull=True,
+                                              evaluation_batch__isnull=True)
     used = recent.count()
     if used + count <= rate.limit:
         return
@@ -149,6 +151,25 @@ def check_level_quota(user: Any, count: int) -> None:
         levels = "1 level" if count == 1 else f"{count} levels"
         raise QuotaExceeded(f"Annotating {levels} would pass the dataset limit of {rate.label} "
                             f"(HEDIT_DATASET_RATE); {max(0, rate.limit - used)} remain now.",
+                            retry_after=rate.seconds)
+
+
+def check_evaluation_quota(user: Any, count: int) -> None:
+    """Raise :class:`QuotaExceeded` when evaluating *count* more items would pass ``HEDIT_EVALUATION_RATE``.
+
+    An evaluation runs a whole set at once: its runs count against this quota alone (never the run or dataset
+    quota), by the items of the evaluations *user* started in the window. Call it inside the transaction that
+    stores the evaluation.
+    """
+    rate = rate_of("HEDIT_EVALUATION_RATE")
+    if rate is None or count == 0 or not _counted(user):
+        return
+    _hold_user_lock(user)
+    since = timezone.now() - timedelta(seconds=rate.seconds)
+    used = sum(EvaluationBatch.objects.filter(user=user, created_at__gte=since).values_list("total", flat=True))
+    if used + count > rate.limit:
+        raise QuotaExceeded(f"Evaluating {count} item{'s' if count != 1 else ''} would pass the evaluation limit of "
+                            f"{rate.label} (HEDIT_EVALUATION_RATE); {max(0, rate.limit - used)} remain now.",
                             retry_after=rate.seconds)
 
 

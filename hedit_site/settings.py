@@ -266,6 +266,11 @@ LOGGING = {
 HEDIT_RUN_RATE = os.environ.get("HEDIT_RUN_RATE") or os.environ.get("HEDIT_API_CREATE_RATE") or "60/hour"
 # Dataset jobs: levels one user may have annotated (a quota of its own).
 HEDIT_DATASET_RATE = os.environ.get("HEDIT_DATASET_RATE") or "2000/day"
+# Evaluations (annotations/evaluation): items one user may have evaluated (a quota of its own), the most items
+# one evaluation set holds, and how many runs of one evaluation run at once (annotations.evaluation.batches).
+HEDIT_EVALUATION_RATE = os.environ.get("HEDIT_EVALUATION_RATE") or "2000/day"
+HEDIT_EVALUATION_MAX_ITEMS = os.environ.get("HEDIT_EVALUATION_MAX_ITEMS") or "500"
+HEDIT_EVALUATION_CONCURRENCY = os.environ.get("HEDIT_EVALUATION_CONCURRENCY") or "2"
 # Validating a HED string: per user, on the page and through the API (same rate, separate counts).
 HEDIT_VALIDATE_RATE = os.environ.get("HEDIT_VALIDATE_RATE") or "60/minute"
 HEDIT_MAX_JSON_DEPTH = int(os.environ.get("HEDIT_MAX_JSON_DEPTH", "32"))

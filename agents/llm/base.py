@@ -11,11 +11,25 @@ Message = dict[str, Any]
 
 
 class LLMError(RuntimeError):
-    """A model could not be reached or refused the request; the message is one line for users."""
+    """A model could not be reached or refused the request; the message is one line for users.
+
+    ``kind`` names the failure for the per-model figures (:mod:`agents.scoring`): ``error`` (unreachable,
+    a server error), ``timeout`` or ``refused``.
+    """
+
+    kind = "error"
 
 
 class LLMTimeout(LLMError):
     """The endpoint was reached but did not answer in time: a smaller request may still be answered."""
+
+    kind = "timeout"
+
+
+class LLMRefused(LLMError):
+    """The endpoint answered with a refusal (HTTP 4xx: the key, the model, the request, a rate limit)."""
+
+    kind = "refused"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import weakref
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from agents.llm.base import LLMError, LLMReply, LLMTimeout, Message, render_messages
+from agents.llm.base import LLMError, LLMRefused, LLMReply, LLMTimeout, Message, render_messages
 from agents.llm.cache import CachedResponse, ResponseCache, request_key
 from agents.llm.endpoints import AllowList, guarded_http_client, shared_ssl_context
 from agents.llm.pricing import cost_usd
@@ -166,20 +166,23 @@ class OpenAIChatModel:
             except openai.BadRequestError as exc:
                 param = self._refused_param(exc)
                 if param is None:
-                    raise LLMError(self._describe(exc)) from None
+                    raise LLMRefused(self._describe(exc)) from None
                 logger.info("LLM endpoint %s refuses %s for %s; sending without it",
                             self.config.base_url, param, kwargs["model"])
                 self._dropped.add(param)
             except openai.APITimeoutError as exc:
                 raise LLMTimeout(self._describe(exc)) from None
             except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-                raise LLMError(self._describe(exc)) from None
+                raise LLMRefused(self._describe(exc)) from None
             except (openai.APIConnectionError, openai.APIStatusError) as exc:
                 status = getattr(exc, "status_code", None)
+                # A 4xx answer is the endpoint refusing the request (a rate limit too, once the retries are
+                # spent); anything else is an error (unreachable, broken).
+                failure = LLMRefused if status is not None and 400 <= status < 500 else LLMError
                 if status is not None and status not in _RETRY_STATUSES:
-                    raise LLMError(self._describe(exc)) from None
+                    raise failure(self._describe(exc)) from None
                 if attempt >= self.config.max_retries:
-                    raise LLMError(self._describe(exc, retries=attempt)) from None
+                    raise failure(self._describe(exc, retries=attempt)) from None
                 delay = _retry_after(exc)
                 if delay is None:
                     delay = self.config.retry_backoff * (2 ** attempt)

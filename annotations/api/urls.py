@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from annotations.api import dataset_questions, datasets, docs, tokens, views
+from annotations.api import dataset_questions, datasets, docs, evaluation, tokens, views
 
 app_name = "api"
 
@@ -19,6 +19,7 @@ urlpatterns = [
     path("datasets/<uuid:pk>/questions/", dataset_questions.DatasetQuestionsView.as_view(), name="dataset-questions"),
     path("datasets/<uuid:pk>/sidecar/", datasets.DatasetSidecarView.as_view(), name="dataset-sidecar"),
     path("datasets/<uuid:pk>/download/", datasets.DatasetDownloadView.as_view(), name="dataset-download"),
+    path("evaluation/", evaluation.EvaluationTableView.as_view(), name="evaluation"),
     path("validate/", views.ValidateView.as_view(), name="validate"),
     path("export/", views.ExportView.as_view(), name="export"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -25,6 +25,8 @@ VALIDITY = {"valid": True, "invalid": False, "unknown": None}
 REVIEWED = ("unrated", "reviewed")
 LEVEL_RUNS = {"hide": "Hidden", "show": "Shown", "only": "Only these"}
 """Runs that annotate a dataset project's level: a project of 2,000 levels is 2,000 runs in the history."""
+EVALUATION_RUNS = {"hide": "Hidden", "show": "Shown", "only": "Only these"}
+"""Runs of a model evaluation (annotations.evaluation): a set of 300 descriptions per model evaluated."""
 _VERDICT_FIELDS = {Verdict.ACCEPT: "accept_count", Verdict.NEEDS_FIX: "needs_fix_count",
                    Verdict.REJECT: "reject_count"}
 MAX_QUERY_CHARS = 200
@@ -143,6 +145,12 @@ def _level_runs(qs: Sessions, choice: str) -> Sessions:
     return qs.filter(dataset_level__isnull=choice == "hide")
 
 
+def _evaluation_runs(qs: Sessions, choice: str) -> Sessions:
+    if choice == "show":
+        return qs
+    return qs.filter(evaluation_batch__isnull=choice == "hide")
+
+
 # In the order filter_sessions applies them (the benchmarks' queries depend on it).
 FILTERS: tuple[HistoryFilter, ...] = (
     HistoryFilter("q", "Search", "search", "Text search in descriptions and annotations.", parse=_search,
@@ -173,6 +181,10 @@ FILTERS: tuple[HistoryFilter, ...] = (
     HistoryFilter("levels", "Dataset-level runs", "select", "Runs that annotate a dataset project's level: hide, "
                   "show or only them. Default: show (the history and export pages hide them unless asked).",
                   enum=True, choices=lambda: list(LEVEL_RUNS.items()), apply=_level_runs, indexed=True,
+                  page_default="hide"),
+    HistoryFilter("evaluations", "Evaluation runs", "select", "Runs of a model evaluation (the evaluation page's): "
+                  "hide, show or only them. Default: show (the history and export pages hide them unless asked).",
+                  enum=True, choices=lambda: list(EVALUATION_RUNS.items()), apply=_evaluation_runs, indexed=True,
                   page_default="hide"),
 )
 BY_NAME = {f.name: f for f in FILTERS}

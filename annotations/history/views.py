@@ -146,18 +146,30 @@ def rows_html(rows: list[HistoryRow], *, show_user: bool, show_usage: bool) -> S
     return mark_safe("".join(r.html(show_user=show_user, show_usage=show_usage) for r in rows))
 
 
+_ESTIMATED_KINDS = {"levels": "dataset_level_id", "evaluations": "evaluation_batch_id"}
+"""Filters of a kind of run (hide, show or only) an estimate covers, and the column that tells the kind."""
+
+
 def _estimated_total(params: Any, whole: bool) -> int | None:
     """The database's estimate of the rows selected when that is every run the user sees and the user sees
-    every run (*whole*), or every run bar the dataset-level ones; None when it is anything else."""
+    every run (*whole*), or every run bar the dataset-level or evaluation ones (each kind's share taken apart);
+    None when it is anything else."""
     active = active_filters(params)
-    if not whole or set(active) - {"levels"}:
+    if not whole or set(active) - set(_ESTIMATED_KINDS):
         return None
-    if active.get("levels", "show") == "show":
+    rows: int | None = None
+    share = 1.0
+    for name, column in _ESTIMATED_KINDS.items():
+        choice = active.get(name, "show")
+        if choice == "show":
+            continue
+        rows, null_share = table_estimates(AnnotationSession, column)
+        if rows is None or null_share is None:
+            return None
+        share *= null_share if choice == "hide" else 1 - null_share
+    if rows is None:
         return estimated_rows(AnnotationSession)
-    rows, share = table_estimates(AnnotationSession, "dataset_level_id")
-    if rows is None or share is None:
-        return None
-    return round(rows * (share if active["levels"] == "hide" else 1 - share))
+    return round(rows * share)
 
 
 def _row_fields(qs: QuerySet[AnnotationSession]) -> QuerySet[AnnotationSession]:

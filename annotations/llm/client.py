@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 
 from agents.llm.base import ChatModel, UnavailableModel
+from agents.llm.configuration import OFFLINE_CHOICE
 from agents.llm.providers import preset_name, resolve_config, values_from_env
 from annotations.llm.cache import DatabaseResponseCache
 from annotations.llm.crypto import SecretUnreadable, decrypt_secret
@@ -136,3 +137,75 @@ def server_summary() -> dict[str, str]:
         return {}
     return {"provider": config.provider, "base_url": config.base_url, "model": config.model,
             "constraint": config.constraint}
+
+
+# --- a model chosen by name (evaluation runs) --------------------------------------------------
+
+
+def own_models(stored: UserLLMSettings | None) -> list[str]:
+    """The models *stored* settings name (the model and each agent's), in order, once each."""
+    if stored is None:
+        return []
+    return list(dict.fromkeys(m for m in (stored.model, *(stored.agent_models or {}).values()) if m))
+
+
+def model_choices(user: Any) -> list[str]:
+    """The names a user may choose a model by: ``offline``, the models of their own settings, and the models
+    the server offers on its key."""
+    stored = (UserLLMSettings.objects.filter(user=user).first()
+              if user is not None and getattr(user, "is_authenticated", False) else None)
+    return list(dict.fromkeys([OFFLINE_CHOICE, *own_models(stored), *server_models()]))
+
+
+def _named(values: dict[str, Any], name: str) -> dict[str, Any]:
+    """*values* with *name* as the annotation model (the other agents keep theirs)."""
+    agents = {k: v for k, v in (values.get("AGENT_MODELS") or {}).items() if k != "annotation"}
+    return {**values, "MODEL": name, "AGENT_MODELS": agents}
+
+
+def values_named(user: Any, name: str) -> dict[str, Any] | None:
+    """The values for a run of model *name*: the user's own endpoint (or key) when their settings name it, else
+    the server's endpoint when it offers it; None for ``offline``. Raises :class:`ModelNotOffered` for a name
+    that is none of :func:`model_choices`, and :class:`SecretUnreadable`."""
+    name = (name or "").strip()
+    if name == OFFLINE_CHOICE:
+        return None
+    server = server_values()
+    stored = (UserLLMSettings.objects.filter(user=user).first()
+              if user is not None and getattr(user, "is_authenticated", False) else None)
+    if name in own_models(stored):
+        values = user_values(user, server)
+        if values is not None:
+            return _named(values, name)
+    if name in server_models(server):
+        return _named(server, name)
+    raise ModelNotOffered(f"{name!r} is not a model you have configured; choose one of "
+                          f"{', '.join(model_choices(user))}")
+
+
+def chat_model_named(user: Any, name: str) -> ChatModel | None:
+    """The chat model *name* for *user*'s run (:func:`values_named`), None for the offline annotator; a model that
+    cannot be built is an :class:`UnavailableModel` whose calls fail with why."""
+    from agents.llm.openai_model import OpenAIChatModel
+
+    try:
+        values = values_named(user, name)
+    except SecretUnreadable:
+        return UnavailableModel("your stored API key cannot be decrypted any more; enter it again on the "
+                                "LLM settings page")
+    except ModelNotOffered as exc:
+        return UnavailableModel(str(exc))
+    if values is None:
+        return None
+    try:
+        config = resolve_config(values)
+    except ValueError as exc:
+        return UnavailableModel(f"the LLM configuration is invalid: {exc}")
+    if config is None:
+        return UnavailableModel(f"no endpoint is configured for {name}")
+    return OpenAIChatModel(config, cache=_response_cache(values))
+
+
+def run_model_for(user: Any, choice: str = "") -> ChatModel | None:
+    """The model a run uses: the one chosen by name (*choice*, an evaluation run's), else the user's own."""
+    return chat_model_named(user, choice) if choice else chat_model_for(user)

@@ -10,6 +10,7 @@ from annotations.models.datasets import (
     JobStatus,
     SidecarResult,
 )
+from annotations.models.evaluation import EvaluationBatch, EvaluationItem, EvaluationSet, SetSource
 from annotations.models.llm import LLMResponseCache, UserLLMSettings
 from annotations.models.review import Review, Revision, Verdict
 from annotations.models.runs import (
@@ -33,6 +34,9 @@ __all__ = [
     "DatasetLevel",
     "DatasetProject",
     "DatasetTask",
+    "EvaluationBatch",
+    "EvaluationItem",
+    "EvaluationSet",
     "FeedbackMessage",
     "Iteration",
     "JobStatus",
@@ -41,6 +45,7 @@ __all__ = [
     "Review",
     "Revision",
     "SessionStatus",
+    "SetSource",
     "SidecarResult",
     "UserLLMSettings",
     "ValidationIssueRecord",

@@ -65,6 +65,18 @@ class AnnotationSession(models.Model):
     producer = models.CharField(max_length=255, blank=True)
     # The owner asked for a review: the review queue lists such runs first until one is saved.
     review_requested_at = models.DateTimeField(null=True, blank=True)
+    # The model configuration that ran it (annotations.runs.producer.configuration_fields), set when it starts:
+    # the evaluation table groups runs by it. The offline annotator's provider is "offline".
+    llm_provider = models.CharField(max_length=255, blank=True)
+    llm_model = models.CharField(max_length=255, blank=True)
+    llm_constraint = models.CharField(max_length=16, blank=True)
+    prompt_version = models.CharField(max_length=32, blank=True)
+    # An evaluation run (annotations.models.evaluation): its batch, and the item whose gold it is scored on.
+    # The history leaves these out unless asked for.
+    evaluation_batch = models.ForeignKey("annotations.EvaluationBatch", null=True, blank=True,
+                                         on_delete=models.CASCADE, related_name="sessions")
+    evaluation_item = models.ForeignKey("annotations.EvaluationItem", null=True, blank=True,
+                                        on_delete=models.CASCADE, related_name="sessions")
 
     image = models.FileField(upload_to="stimuli/%Y/%m/", blank=True)
     image_description = models.TextField(blank=True)
@@ -213,6 +225,8 @@ class LLMCallRecord(models.Model):
     latency_ms = models.FloatField(default=0)
     cache_hit = models.BooleanField(default=False)
     error = models.TextField(blank=True)
+    error_kind = models.CharField(max_length=16, blank=True, help_text="A failed call's kind: error, timeout or "
+                                  "refused (agents.llm.base.LLMError.kind).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

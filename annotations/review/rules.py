@@ -45,3 +45,28 @@ def corrected(final_annotation: str | None, machine_annotation: str | None) -> b
 def is_corrected(session: AnnotationSession) -> bool:
     """:func:`corrected` of a stored session (no query)."""
     return corrected(session.final_annotation, session.machine_annotation)
+
+
+# --- what reviewers made of a run: its outcome, and the annotation they stand by -------------------
+
+ACCEPTED, CORRECTED, REJECTED = "accepted", "corrected", "rejected"
+
+
+def review_outcome(final_annotation: str | None, machine_annotation: str | None, review_count: int, accepts: int,
+                   rejects: int) -> str | None:
+    """What reviewers made of a run: ``corrected`` (a correction is its final annotation), ``accepted`` (as is:
+    :func:`accepted`), ``rejected`` (reviewed, and nobody stands by it: rejected, disputed, or judged in need of a
+    fix nobody made yet), or None when nobody reviewed it."""
+    if corrected(final_annotation, machine_annotation):
+        return CORRECTED
+    if not review_count:
+        return None
+    return ACCEPTED if accepted(accepts, rejects) else REJECTED
+
+
+def reviewed_annotation(final_annotation: str | None, machine_annotation: str | None, review_count: int,
+                        accepts: int, rejects: int) -> str | None:
+    """The annotation reviewers stand by (the correction, or the machine's where they accepted it as is); None
+    when they stand by none (not reviewed, or rejected)."""
+    outcome = review_outcome(final_annotation, machine_annotation, review_count, accepts, rejects)
+    return (final_annotation or "") if outcome in (ACCEPTED, CORRECTED) else None

@@ -19,7 +19,7 @@ from django.utils import timezone
 from agents.llm.base import ChatModel
 from agents.state import AnnotationState, Draft, WorkflowOptions
 from agents.workflow import StimulusImage, run_workflow
-from annotations.llm.client import chat_model_for
+from annotations.llm.client import run_model_for
 from annotations.models import FINISHED_STATUSES, AgentStepRecord, AnnotationSession, Iteration, SessionStatus
 from annotations.runs.broadcasts import broadcast
 from annotations.runs.images import sniff_image_type
@@ -34,7 +34,7 @@ from annotations.runs.lease import (
 )
 from annotations.runs.lease import claim as lease_claim
 from annotations.runs.memory import examples_for
-from annotations.runs.producer import OFFLINE_PRODUCER, producer_of
+from annotations.runs.producer import OFFLINE_PRODUCER, producer_of, record_configuration
 from annotations.runs.recorder import SessionRecorder
 
 logger = logging.getLogger(__name__)
@@ -154,11 +154,14 @@ async def execute_session(session_id: Any, *, llm: ChatModel | None = None, use_
     heartbeat = asyncio.create_task(_keep_lease(recorder))
     owned: ChatModel | None = None
     try:
+        choice = str((session.options or {}).get("model") or "")  # an evaluation run's model, chosen by name
         if llm is None and use_configured_llm:
-            llm = owned = await sync_to_async(chat_model_for)(session.user)
-        image = await sync_to_async(_image_of)(session)
-        examples = await sync_to_async(_memory_for)(session)
+            llm = owned = await sync_to_async(run_model_for)(session.user, choice)
         options = WorkflowOptions.from_dict(session.options)
+        await sync_to_async(record_configuration)(session_id, llm, options.schema_version, model=choice)
+        image = await sync_to_async(_image_of)(session)
+        # An evaluation run draws on no memory: the reviewed annotation it is scored against would be in it.
+        examples = [] if session.evaluation_batch_id else await sync_to_async(_memory_for)(session)
         state = await run_workflow(session.description, options, llm=llm, observer=recorder,
                                    should_cancel=recorder.should_cancel, image=image, examples=examples, draft=draft)
         reason = ""

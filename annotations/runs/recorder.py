@@ -72,7 +72,7 @@ def store_llm_call(session_id: Any, call: LLMCall, iteration: int) -> int:
             session_id=session_id, iteration=iteration, agent=call.agent, model=call.model, request=call.request,
             response=call.response, prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens,
             cost_usd=Decimal(str(round(call.cost_usd, 6))), latency_ms=call.latency_ms, cache_hit=call.cache_hit,
-            error=call.error)
+            error=call.error, error_kind=call.error_kind)
         AnnotationSession.objects.filter(pk=session_id).update(
             llm_call_count=F("llm_call_count") + 1, prompt_tokens=F("prompt_tokens") + call.prompt_tokens,
             completion_tokens=F("completion_tokens") + call.completion_tokens,

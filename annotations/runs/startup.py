@@ -69,11 +69,13 @@ def on_server_start() -> None:
         # Separate workers own their runs; a web process starting says nothing about them.
         return
     from annotations.datasets.recovery import resume_cut_off_validation
+    from annotations.evaluation.batches import recover_evaluations
     from annotations.runs.recovery import resume_cut_off_runs
 
     try:
         resume_cut_off_runs()
         resume_cut_off_validation()
+        recover_evaluations(at_start=True)
     except DatabaseError:
         logger.warning("could not check for interrupted runs (database not migrated yet?)", exc_info=True)
 

@@ -6,6 +6,7 @@ from asgiref.sync import sync_to_async
 from django_tasks import task
 
 from annotations.datasets.jobs import finish_job
+from annotations.evaluation.queue import next_runs
 from annotations.models import DatasetLevel
 from annotations.runs.execution import execute_session
 
@@ -23,4 +24,7 @@ async def run_session_task(session_id: str) -> str:
         project_id = await sync_to_async(_project_of)(session.dataset_level_id)
         if project_id is not None:
             await finish_job(project_id)
+    if session is not None and session.evaluation_batch_id is not None:
+        # An evaluation's next run starts as this one ends (a few at a time: annotations.evaluation.queue).
+        await sync_to_async(next_runs)(session.evaluation_batch_id, run_session_task.enqueue)
     return session.status if session is not None else "skipped"

@@ -54,3 +54,16 @@ def test_an_unknown_task_backend_falls_back_to_the_thread_pool():
     done = subprocess.run([sys.executable, "-c", f"import django; django.setup(); {code}"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip() == "annotations.runs.backends.ThreadPoolBackend"
+
+
+def test_evaluation_set_size_and_concurrency_must_be_whole_numbers(settings):
+    from annotations.checks import check_evaluation_settings
+    from annotations.evaluation.batches import concurrency
+    from annotations.evaluation.sets import max_items
+
+    settings.HEDIT_EVALUATION_MAX_ITEMS, settings.HEDIT_EVALUATION_CONCURRENCY = "300", "3"
+    assert check_evaluation_settings() == [] and (max_items(), concurrency()) == (300, 3)
+    settings.HEDIT_EVALUATION_MAX_ITEMS, settings.HEDIT_EVALUATION_CONCURRENCY = "lots", "0"
+    errors = check_evaluation_settings()
+    assert [e.id for e in errors] == ["annotations.E005"] * 2 and "'lots'" in errors[0].msg
+    assert (max_items(), concurrency()) == (500, 2)  # the defaults meanwhile: the settings still load

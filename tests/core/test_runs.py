@@ -65,7 +65,7 @@ async def test_the_configured_model_is_closed_after_the_run(monkeypatch: pytest.
             closed.append(True)
 
     llm = ClosableLLM({"annotation": ["Sensory-event, (Red, Circle)"], "evaluation": ['{"faithful": true}']})
-    monkeypatch.setattr("annotations.runs.execution.chat_model_for", lambda user: llm)
+    monkeypatch.setattr("annotations.runs.execution.run_model_for", lambda user, choice="": llm)
     session = await sync_to_async(make_session)()
     done = await execute_session(session.pk)
     assert done.status == "succeeded" and llm.requests  # the run really used the configured model

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 from annotations.datasets import recovery as dataset_recovery
+from annotations.evaluation import batches as evaluation_batches
 from annotations.runs import recovery, startup
 
 
@@ -18,6 +19,8 @@ def test_server_start_warms_up_and_resumes_once(monkeypatch, settings):
     monkeypatch.setattr(startup, "warm_up_schema", warmed.append)
     monkeypatch.setattr(recovery, "resume_cut_off_runs", lambda: resumed.append("runs"))
     monkeypatch.setattr(dataset_recovery, "resume_cut_off_validation", lambda: resumed.append("validation"))
+    monkeypatch.setattr(evaluation_batches, "recover_evaluations",
+                        lambda at_start: resumed.append(f"evaluations (at start: {at_start})"))
     startup.forget_start()  # a start earlier in this process (the ASGI app imported by another test)
     try:
         startup.on_server_start()
@@ -26,7 +29,8 @@ def test_server_start_warms_up_and_resumes_once(monkeypatch, settings):
             thread.join(timeout=5)
     finally:
         startup.forget_start()
-    assert warmed == [settings.HEDIT_DEFAULT_SCHEMA] and resumed == ["runs", "validation"]
+    assert warmed == [settings.HEDIT_DEFAULT_SCHEMA]
+    assert resumed == ["runs", "validation", "evaluations (at start: True)"]
 
 
 def test_a_management_command_does_not_start_the_server():

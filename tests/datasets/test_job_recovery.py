@@ -119,5 +119,7 @@ def test_every_worker_sweeps_for_dead_dataset_jobs(monkeypatch: pytest.MonkeyPat
     seen: list[tuple] = []
     monkeypatch.setattr(RunWorker, "configure_signals", lambda self: None)
     monkeypatch.setattr(RunWorker, "run", lambda self: seen.append(tuple(self.sweeps)))
+    from annotations.evaluation.batches import recover_evaluations
+
     call_command("hedit_worker", "--batch", "--nice", "0")
-    assert seen == [(recover_lost_runs, recover_dataset_jobs)]
+    assert seen == [(recover_lost_runs, recover_dataset_jobs, recover_evaluations)]

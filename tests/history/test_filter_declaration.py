@@ -20,7 +20,7 @@ def test_the_api_takes_every_declared_filter() -> None:
 def test_the_filter_bar_shows_choices_then_dates_then_the_user() -> None:
     names = [f["name"] for f in filter_fields({}, show_user=True)]
     assert names == ["status", "valid", "schema_version", "reviewed", "verdict", "min_rating", "levels",
-                     "date_from", "date_to", "user"]
+                     "evaluations", "date_from", "date_to", "user"]
     assert "user" not in [f["name"] for f in filter_fields({}, show_user=False)]
 
 

@@ -52,7 +52,8 @@ def test_the_page_hides_level_runs_by_default_with_a_count_and_a_toggle(client, 
     assert re.search(r'id="hidden-level-runs">5 dataset-level runs hidden</span>', page)
     assert 'href="?levels=show" id="show-level-runs">Show them</a>' in page
     assert re.search(r'<select name="levels" id="f-levels"><option value="hide" selected>Hidden</option>', page)
-    assert re.search(r'href="/export/\?levels=hide">Export these<', page)  # the export gets what is shown
+    # The export gets what is shown (evaluation runs are hidden too).
+    assert re.search(r'href="/export/\?levels=hide&amp;evaluations=hide">Export these<', page)
     shown = client.get(HISTORY, {"levels": "show"}).content.decode()
     assert len(rows(shown)) == 6 and 'id="hide-level-runs">Hide them</a>' in shown
     assert "dataset-level runs hidden" not in shown

@@ -1,4 +1,9 @@
-"""python manage.py evaluate GOLD.csv --out PRED.csv: annotate every row, then score against the gold HED.
+"""python manage.py evaluate: which model annotates best, on a gold CSV or on the lab's reviewed annotations.
+
+With ``--model NAME`` (repeatable) or ``--reviewed PROJECT|all``, the rows become an evaluation set and each model
+an evaluation: stored runs through the ordinary workflow and queue (:mod:`annotations.evaluation`), and the
+evaluation table's figures for each model, ``--json`` one object per model. Without, the command of before:
+``evaluate GOLD.csv --out PRED.csv`` annotates every row in this process (nothing stored), then scores.
 
 The score is the referee's (``shared/eval/score_hed.py``): per row, the sets of short base tags,
 lower-cased, values dropped; rows whose gold uses definitions are left out unless ``--all``. A
@@ -13,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import csv
 import logging
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,45 +25,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from agents.schema import DEFAULT_SCHEMA_VERSION, get_schema
+from agents.schema import DEFAULT_SCHEMA_VERSION
+from agents.scoring import TagScorer, Tally, scorer_for, uses_definitions
 from agents.workflow import InvalidInput, run_workflow
+from annotations.evaluation import command as stored
 from annotations.llm.client import chat_model_for
 from annotations.runs.services import RequestError, build_options
 
 logger = logging.getLogger(__name__)
 
-_DEFINITIONS = re.compile(r"\b(Def|Definition|Def-expand)/", re.IGNORECASE)
-_COLUMN_REF = re.compile(r"\{[^}]*\}")
 _NO_DATASET = "(none)"
-
-
-@dataclass
-class Tally:
-    """True positives, false positives and false negatives of tags over some rows."""
-
-    tp: int = 0
-    fp: int = 0
-    fn: int = 0
-    rows: int = 0
-
-    def add(self, gold: set[str], pred: set[str]) -> None:
-        self.tp += len(gold & pred)
-        self.fp += len(pred - gold)
-        self.fn += len(gold - pred)
-        self.rows += 1
-
-    @property
-    def precision(self) -> float:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
-
-    @property
-    def recall(self) -> float:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
-
-    @property
-    def f1(self) -> float:
-        total = 2 * self.tp + self.fp + self.fn
-        return 2 * self.tp / total if total else 1.0
 
 
 @dataclass
@@ -91,45 +66,14 @@ def description_key(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(" .")
 
 
-class Scorer:
-    """Short base tags of HED strings, and their validity, as the referee computes them."""
-
-    def __init__(self, version: str) -> None:
-        from hed.validator import HedValidator
-
-        self.schema = get_schema(version)  # the process's one parsed copy (agents.schema), shared with the runs
-        self.validator = HedValidator(self.schema)
-
-    def tags(self, text: str) -> set[str]:
-        from hed.models import HedString
-
-        text = re.sub(r",\s*,", ",", _COLUMN_REF.sub("", text or "")).strip(" ,")
-        if not text:
-            return set()
-        try:
-            found = HedString(text, self.schema).get_all_tags()
-        except Exception:  # an unparsable string earns no credit, as with the referee
-            return set()
-        return {(t.short_base_tag or t.org_base_tag or str(t)).strip().lower() for t in found}
-
-    def is_valid(self, text: str) -> bool:
-        from hed.errors import ErrorSeverity
-        from hed.models import HedString
-
-        if not (text or "").strip():
-            return False
-        issues = self.validator.validate(HedString(text, self.schema), allow_placeholders=False)
-        return not any(i.get("severity", ErrorSeverity.ERROR) == ErrorSeverity.ERROR for i in issues)
-
-
-def score(rows: list[dict[str, str]], predictions: dict[str, str], scorer: Scorer, *,
+def score(rows: list[dict[str, str]], predictions: dict[str, str], scorer: TagScorer, *,
           include_definitions: bool = False) -> Report:
     """Micro, per-dataset, macro and de-duplicated scores of *predictions* against the rows' gold ``hed``."""
     report = Report()
     seen: set[str] = set()
     for row in rows:
         gold_text = row.get("hed") or ""
-        if not include_definitions and _DEFINITIONS.search(gold_text):
+        if not include_definitions and uses_definitions(gold_text):
             continue
         prediction = predictions.get(row["id"], "")
         gold, pred = scorer.tags(gold_text), scorer.tags(prediction)
@@ -144,12 +88,24 @@ def score(rows: list[dict[str, str]], predictions: dict[str, str], scorer: Score
 
 
 class Command(BaseCommand):
-    help = ("Annotate every row of a CSV (columns id, description) and write id, prediction; with a hed "
-            "column, score per dataset, macro over datasets, micro, and on de-duplicated rows.")
+    help = ("Evaluate models on a gold CSV (columns description, hed) or on the reviewed annotations: with --model, "
+            "stored evaluation runs and each model's figures (--json: one object per model); without, annotate "
+            "every row in this process, write id, prediction to --out and score it.")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("gold", help="CSV with columns id, description (and hed, dataset to score)")
-        parser.add_argument("--out", required=True, help="where to write id, prediction")
+        parser.add_argument("gold", nargs="?", help="CSV with columns id, description (and hed, dataset to score)")
+        parser.add_argument("--model", action="append", default=[],
+                            help="evaluate this model (offline, a model you configured, one the server offers); "
+                                 "repeat for several. Stores the runs as evaluation runs")
+        parser.add_argument("--reviewed", metavar="PROJECT|all",
+                            help="evaluate on the reviewed annotations (of a dataset project, by name or id)")
+        parser.add_argument("--user", help="whose configured models, runs and reviewed annotations (default: the "
+                                           "server's models; the runs belong to nobody)")
+        parser.add_argument("--json", action="store_true", help="print one JSON object per model")
+        parser.add_argument("--no-wait", action="store_true", help="queue the evaluations and exit")
+        parser.add_argument("--watch", action="store_true",
+                            help="re-run every watched set whose model, prompts or schema changed, then exit")
+        parser.add_argument("--out", help="where to write id, prediction (with --model: one model only)")
         parser.add_argument("--schema", default=DEFAULT_SCHEMA_VERSION, help="HED schema version")
         parser.add_argument("--max-attempts", type=int, default=3)
         parser.add_argument("--limit", type=int, default=0, help="only the first N rows")
@@ -158,6 +114,51 @@ class Command(BaseCommand):
         parser.add_argument("--no-score", action="store_true", help="only write the predictions")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["verbosity"] < 2:
+            for name in ("agents", "annotations"):  # each run's own failures are in the figures
+                logging.getLogger(name).setLevel(logging.ERROR)
+        if opts["watch"]:
+            started = stored.watch(stored.user_named(opts["user"]))
+            self.stdout.write(f"re-ran {len(started)} watched set{'s' if len(started) != 1 else ''}"
+                              + "".join(f"\n  {b.set.name} with {b.model or 'the current model'}" for b in started))
+            return
+        if opts["model"] or opts["reviewed"]:
+            self._stored(opts)
+        else:
+            self._in_process(opts)
+
+    def _stored(self, opts: dict[str, Any]) -> None:
+        if not opts["model"]:
+            raise CommandError("name the models to evaluate with --model (offline, or a model you configured)")
+        if bool(opts["gold"]) == bool(opts["reviewed"]):
+            raise CommandError("give either a gold CSV or --reviewed PROJECT|all")
+        if opts["out"] and len(opts["model"]) != 1:
+            raise CommandError("--out writes one model's predictions: give one --model")
+        user = stored.user_named(opts["user"])
+        stored.check_models(user, opts["model"], opts["schema"])
+        chosen = stored.evaluation_set(user, opts["gold"], opts["reviewed"], opts["limit"])
+        batches = stored.start_all(chosen, user, opts["model"], opts["schema"], opts["max_attempts"])
+        if opts["no_wait"]:
+            for batch in batches:
+                self.stdout.write(f"queued evaluation {batch.pk}: {chosen.name} with {batch.model_choice}")
+            return
+        tty = self.stderr.isatty()
+        stored.wait_for(batches, (lambda line: self.stderr.write(f"\r{line}", ending="")) if tty else None)
+        if tty:
+            self.stderr.write("")
+        done = stored.results(batches)
+        if opts["out"]:
+            count = stored.write_predictions(batches[0], Path(opts["out"]))
+            self.stderr.write(f"wrote {count} predictions to {opts['out']}")
+        if opts["json"]:
+            self.stdout.write(stored.as_json(done))
+        else:
+            for line in stored.summary_lines(done):
+                self.stdout.write(line)
+
+    def _in_process(self, opts: dict[str, Any]) -> None:
+        if not opts["gold"] or not opts["out"]:
+            raise CommandError("give a gold CSV and --out PRED.csv (or --model NAME to store evaluation runs)")
         try:
             options = build_options({"schema_version": opts["schema"],
                                      "max_validation_attempts": opts["max_attempts"]})
@@ -176,7 +177,7 @@ class Command(BaseCommand):
         self.stdout.write(f"wrote {len(predictions)} predictions to {out}")
         if opts["no_score"] or not rows or "hed" not in rows[0]:
             return
-        report = score(rows, dict(predictions), Scorer(opts["score_schema"]), include_definitions=opts["all"])
+        report = score(rows, dict(predictions), scorer_for(opts["score_schema"]), include_definitions=opts["all"])
         for line in report.lines():
             self.stdout.write(line)
 

@@ -34,6 +34,7 @@ class Command(BaseCommand):
         from django_tasks_db import DatabaseBackend
 
         from annotations.datasets.recovery import recover_dataset_jobs
+        from annotations.evaluation.batches import recover_evaluations
         from annotations.runs.recovery import recover_lost_runs
 
         if not isinstance(task_backends[DEFAULT_TASK_BACKEND_ALIAS], DatabaseBackend):
@@ -43,8 +44,8 @@ class Command(BaseCommand):
         worker = RunWorker(
             sweep_seconds=settings.HEDIT_RUN_SWEEP_SECONDS if sweep_seconds is None else sweep_seconds,
             # Lost runs first: a dead dataset job's lost levels then have tasks of their own, not a place in the
-            # new job.
-            sweeps=(recover_lost_runs, recover_dataset_jobs),
+            # new job. Evaluations whose chain of runs broke start their next runs.
+            sweeps=(recover_lost_runs, recover_dataset_jobs, recover_evaluations),
             queue_names=[DEFAULT_TASK_QUEUE_NAME], interval=interval, batch=batch,
             backend_name=DEFAULT_TASK_BACKEND_ALIAS, startup_delay=False, max_tasks=max_tasks,
             worker_id=(worker_id or worker_name())[:64], excluded_queue_names=[])
