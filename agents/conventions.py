@@ -87,7 +87,8 @@ STRUCTURE = frozenset({"trial", "block", "run", "session", "sequence", "epoch", 
 START = frozenset({"start", "starts", "started", "starting", "begin", "begins", "began", "beginning", "onset", "on",
                    "open", "opens", "enter", "enters"})
 END = frozenset({"end", "ends", "ended", "stop", "stops", "stopped", "offset", "off", "finish", "finishes",
-                 "finished", "close", "closes", "closed", "exit", "exits", "terminate", "terminates", "quit", "abort"})
+                 "finished", "close", "closes", "closed", "exit", "exits", "terminate", "terminates", "quit", "abort",
+                 "complete", "completes", "completed", "completion"})
 # Words that mark a change-point of something that lasts ("the block starts", "a new run").
 BOUNDARY = frozenset({"start", "starts", "started", "starting", "begin", "begins", "beginning", "began", "end",
                       "ends", "ended", "ending", "stop", "stops", "stopped", "finish", "finishes", "finished", "onset",

@@ -115,6 +115,21 @@ class TaskInventory:
     def column(self, name: str) -> ColumnInventory | None:
         return next((c for c in self.columns if c.name == name), None)
 
+    def legend(self) -> dict[str, str]:
+        """Things the lab's sidecar names and describes under an entry that is no column of the events files (a
+        ``Levels`` object of names, such as an entry gathering the task's definitions): name -> description.
+
+        Curators keep such entries for the things a task's codes refer to; their words say what a code's
+        ``Levels`` description only names ("the start of the left perturbation")."""
+        columns = {c.name for c in self.columns} | {"onset", "duration"}
+        found: dict[str, str] = {}
+        for key, entry in self.original_sidecar.items():
+            levels = entry.get("Levels") if isinstance(entry, dict) and key not in columns else None
+            if isinstance(levels, dict):
+                found.update({str(name): text.strip() for name, text in levels.items()
+                              if isinstance(text, str) and text.strip()})
+        return found
+
 
 @dataclass
 class Inventory:

@@ -17,7 +17,7 @@ from agents import conventions
 from agents.conventions import CUE, END, FEEDBACK, INSTRUCTION, RESPONSE, START, said, words
 
 __all__ = ["END", "NUMBER", "START", "action", "bound", "is_response", "label_words", "media_senses", "modality",
-           "stimulus_role", "words"]
+           "senses", "stimulus_role", "words"]
 
 NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
 _DEFAULT_SENSE = "Visual-presentation"
@@ -60,7 +60,8 @@ def media_senses(rows: Iterable[Mapping[str, str]]) -> Counter[str]:
     return Counter(seen.values())
 
 
-def _sensory(text_words: list[str]) -> int:
+def senses(text_words: list[str]) -> int:
+    """How many of the words name something sensed (seen, heard, felt...)."""
     every = frozenset().union(*conventions.sense_words().values())
     return len(said(text_words, every))
 
@@ -68,7 +69,7 @@ def _sensory(text_words: list[str]) -> int:
 def is_response(text_words: list[str]) -> bool:
     """Whether the words tell of the participant acting (a press, a choice) more than of something sensed."""
     response = len(said(text_words, RESPONSE | conventions.action_words().keys()))
-    return response > 0 and response >= _sensory(text_words)
+    return response > 0 and response >= senses(text_words)
 
 
 def stimulus_role(text_words: list[str]) -> str:

@@ -10,11 +10,12 @@ names made never repeat a definition of the lab's own sidecar (:func:`defined_na
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from bidsdata.composition import cues
-from bidsdata.composition.events import complete_event, event_groups
+from bidsdata.composition.events import event_groups
+from bidsdata.composition.lasting import content_of, pairs
 from bidsdata.composition.roles import CONDITION, EVENT
 from bidsdata.composition.tags import (
     EVENT_TYPES,
@@ -122,30 +123,21 @@ def conditions(task: TaskInventory, annotations: dict[str, Mapping[str, str] | s
 
 
 def lasting(task: TaskInventory, annotations: dict[str, Mapping[str, str] | str], roles: Mapping[str, str],
-            known: Names, defs: Definitions, modality: str) -> set[tuple[str, str]]:
-    """Start/end level pairs of event columns become ``(Def/X, Onset)`` / ``(Def/X, Offset)``; the levels."""
+            known: Names, defs: Definitions, modality: str, read: Callable[[str], str]) -> set[tuple[str, str]]:
+    """Start/end level pairs of event columns become ``(Def/X, Onset)`` / ``(Def/X, Offset)`` (:mod:`.lasting`),
+    the definition holding what the lab's legend says of the thing where it names it; the levels changed."""
     changed: set[tuple[str, str]] = set()
+    legend = task.legend()
     for column, role in roles.items():
         levels = annotations.get(column)
         if role != EVENT or not isinstance(levels, Mapping):
             continue
-        pairs: dict[tuple[str, ...], dict[str, str]] = {}
-        for level in levels:
-            said = _level_words(task, column, level)
-            side = cues.bound(said)
-            if side:
-                rest = tuple(w for w in said if w not in cues.START | cues.END)
-                if rest:
-                    pairs.setdefault(rest, {}).setdefault(side, level)
         new = dict(levels)
-        for rest, pair in pairs.items():
-            if len(pair) != 2:
-                continue
-            start, end = pair["start"], pair["end"]
-            content = complete_event(levels[start], list(rest), known, modality)
-            name = defs.add(def_name(list(rest)), content)
-            new[start], new[end] = f"(Def/{name}, Onset)", f"(Def/{name}, Offset)"
-            changed |= {(column, start), (column, end)}
+        for pair in pairs({level: _level_words(task, column, level) for level in levels}):
+            named, content = content_of(pair, levels[pair.start], legend, read, known, modality)
+            name = defs.add(def_name(cues.words(named) if named else list(pair.words)), content)
+            new[pair.start], new[pair.end] = f"(Def/{name}, Onset)", f"(Def/{name}, Offset)"
+            changed |= {(column, pair.start), (column, pair.end)}
         annotations[column] = new
     return changed
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from agents.conventions import CONTROL, said
+from agents.conventions import CONTROL, STRUCTURE, said
 from bidsdata.composition import cues
 from bidsdata.composition.tags import (
     ACTION_ROLES,
@@ -37,6 +37,8 @@ def event_type_for(text_words: list[str]) -> list[str]:
         return ["Experiment-control"]
     if cues.is_response(text_words):
         return ["Agent-action", "Participant-response"]
+    if said(text_words, STRUCTURE) and not cues.senses(text_words):
+        return ["Experiment-structure"]  # a trial or block of the design, nothing presented
     return ["Sensory-event"]
 
 

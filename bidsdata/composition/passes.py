@@ -9,13 +9,14 @@ changed; what the sidecar does differently is reported in the draft's notes.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable, Mapping
 
 from agents import conventions
 from bidsdata.assembly import DroppedTags, drop_repeated, usable_templates, without_event_types
-from bidsdata.composition import clock, cues
+from bidsdata.composition import clock, cues, reading
 from bidsdata.composition.definitions import conditions, lasting, repeated_content
 from bidsdata.composition.displays import screen_displays
 from bidsdata.composition.distinct import distinguish, level_texts
@@ -107,7 +108,8 @@ def roles(draft: Draft) -> None:
 
 def lasting_events(draft: Draft) -> None:
     """Start/end codes of an event column become the Onset and Offset of one definition (:mod:`.definitions`)."""
-    draft.lasting = lasting(draft.task, draft.chosen, draft.roles, draft.known, draft.defs, draft.modality)
+    draft.lasting = lasting(draft.task, draft.chosen, draft.roles, draft.known, draft.defs, draft.modality,
+                            functools.partial(reading.read, version=draft.version))
 
 
 def condition_definitions(draft: Draft) -> None:
