@@ -169,6 +169,11 @@ def drop_repeated(annotations: Mapping[str, Mapping[str, str] | str], events: Ma
     return adjusted, notes
 
 
+REPEATS_AT_ONSET = "two events at one onset share the value"
+"""How a template's note begins when its only fault is a value two rows at one onset share: nested inside each
+row's event (``{column}``) the value is said once per event, and the template can stay."""
+
+
 def usable_templates(annotations: Mapping[str, Mapping[str, str] | str],
                       events: Mapping[str, str]) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
     """Leave out the templates no row can carry: values HED cannot hold, or one value twice at one onset."""
@@ -189,8 +194,8 @@ def _usable_templates(annotations: Mapping[str, Mapping[str, str] | str],
                 if _NOT_IN_VALUES.search(value):
                     reasons[column] = f"its values hold characters a HED value cannot (such as {value!r})"
                 elif (column, value) in seen:
-                    reasons[column] = (f"two events at one onset share the value {value!r}, and the template "
-                                       "would repeat the same tag")
+                    reasons[column] = (f"{REPEATS_AT_ONSET} {value!r}, and the template would repeat the same tag "
+                                       "(nested in each event it would not: no event holds every such row)")
                 seen.add((column, value))
     kept = {c: v for c, v in annotations.items() if c not in reasons}
     return kept, [DroppedTags(c, None, (templates[c],), redundant=True, reason=f"no template: {r}")

@@ -285,12 +285,43 @@ def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str]
     return column
 
 
+_CODE = re.compile(r"^([A-Za-z_]*)[-_ ]?0*(\d+)$")
+
+
+def written_as(declared: Mapping[str, Any], counts: Mapping[str, int]) -> dict[str, str]:
+    """The sidecar's level keys that differ from the values the events files write only by a prefix or zero
+    padding (``k7`` or ``07`` for ``7``): key -> value. The lab's legend of its codes, read.
+
+    Only where every declared key that no events row holds maps to one value no key names, each to its own; a
+    key that maps nowhere, or two keys to one value, leave the levels as declared (what they mean is the lab's
+    to say)."""
+    unused = [k for k in declared if k not in counts]
+    free = {v for v in counts if v not in declared}
+    if not unused or not free:
+        return {}
+    numbers: dict[str, str] = {}
+    for value in free:
+        m = _CODE.match(value)
+        if m and not m.group(1):
+            numbers.setdefault(m.group(2), value)
+    mapped: dict[str, str] = {}
+    for key in unused:
+        m = _CODE.match(key)
+        value = numbers.get(m.group(2)) if m else None
+        if value is None or value in mapped.values():
+            return {}
+        mapped[key] = value
+    return mapped
+
+
 def _add_levels(column: ColumnInventory, counts: dict[str, int], sidecar_levels: Mapping[str, Any],
                 hed: object) -> None:
     """A categorical column's levels: declared ones first (in the sidecar's order, even if unused), then those
     only found in the data, each with its description (the lab's, or one made up from the names)."""
     column.kind = "categorical"
-    hed_levels = {str(k): str(v) for k, v in hed.items()} if isinstance(hed, dict) else {}
+    keys = written_as(sidecar_levels, counts)
+    sidecar_levels = {keys.get(k, k): v for k, v in sidecar_levels.items()}
+    hed_levels = {keys.get(str(k), str(k)): str(v) for k, v in hed.items()} if isinstance(hed, dict) else {}
     column.existing_hed = hed_levels or None
     values = [str(v) for v in sidecar_levels] + [v for v in counts if v not in sidecar_levels]
     values += [v for v in hed_levels if v not in values]

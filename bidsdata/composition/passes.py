@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable, Mapping
 
 from agents import conventions
-from bidsdata.assembly import DroppedTags, drop_repeated, usable_templates, without_event_types
-from bidsdata.composition import clock, cues, reading
+from bidsdata.assembly import REPEATS_AT_ONSET, DroppedTags, drop_repeated, usable_templates, without_event_types
+from bidsdata.composition import clock, cues, encoded, reading
 from bidsdata.composition.definitions import conditions, lasting, repeated_content
 from bidsdata.composition.displays import screen_displays
 from bidsdata.composition.distinct import distinguish, level_texts
@@ -60,11 +60,14 @@ def marker_numbers(draft: Draft) -> None:
 
 
 def carried_templates(draft: Draft) -> None:
-    """A ``#`` template no row can carry (values HED cannot hold, one value twice at one onset) is left out;
-    these notes come first."""
+    """A ``#`` template no row can carry (values HED cannot hold) is left out; these notes come first. One whose
+    value two rows at one onset share waits for :func:`nesting`: inside each row's event it is said once."""
     chosen, notes = usable_templates(draft.chosen, draft.events)
-    draft.notes[:0] = notes
+    waiting = {n.column: n for n in notes if n.reason.startswith("no template: " + REPEATS_AT_ONSET)}
+    draft.notes[:0] = [n for n in notes if n.column not in waiting]
     draft.chosen = {c: dict(v) if isinstance(v, Mapping) else v for c, v in chosen.items()}
+    draft.chosen.update({c: n.items[0] for c, n in waiting.items()})
+    draft.waiting = waiting
 
 
 def _padded(column: str, given: Mapping[str, str] | str, draft: Draft) -> str | None:
@@ -99,6 +102,13 @@ def clock_times(draft: Draft) -> None:
             del draft.chosen[column]
             draft.notes.append(DroppedTags(column, None, (), reason=clock.REASON, fix=clock.fix(column)))
             logger.info("column %s left without HED: times on the recording's clock", column)
+
+
+def encodings(draft: Draft) -> None:
+    """A code column that only encodes what word columns say on its rows gets no HED of its own (:mod:`.encoded`)."""
+    for column, words in encoded.encoded_columns(draft.task, draft.chosen, draft.rows).items():
+        draft.notes += encoded.notes(column, draft.chosen.pop(column), words)
+        logger.info("column %s left without HED: its codes encode %s", column, words)
 
 
 def roles(draft: Draft) -> None:
@@ -168,8 +178,14 @@ def displays(draft: Draft) -> None:
 
 
 def nesting(draft: Draft) -> None:
-    """Which columns describe an event and go inside it (``{column}``) (:mod:`.nesting`)."""
+    """Which columns describe an event and go inside it (``{column}``) (:mod:`.nesting`); a template waiting to
+    be nested (:func:`carried_templates`) that is not is left out now, with its note."""
     draft.nested = nested_columns(draft.chosen, draft.roles, draft.rows, draft.known)
+    for column, note in draft.waiting.items():
+        if column not in draft.nested:
+            draft.chosen.pop(column, None)
+            draft.notes.insert(0, note)
+    draft.waiting = {}
 
 
 def _beside_the_event(draft: Draft) -> bool:
@@ -311,7 +327,7 @@ def shared_definitions(draft: Draft) -> None:
 
 
 PASSES: tuple[Pass, ...] = (
-    time_groups, marker_numbers, carried_templates, padded_values, clock_times, roles, lasting_events,
+    time_groups, marker_numbers, carried_templates, padded_values, clock_times, encodings, roles, lasting_events,
     condition_definitions, modifiers_without_event_types, completed_templates, completed_events, displays, nesting,
     one_event_group, nested_references, responses, shown_files, top_level_repeats, crossed_factors, distinct_levels,
     named_holes, names_only, without_empty, shared_definitions, covering_spans,

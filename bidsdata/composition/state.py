@@ -90,6 +90,8 @@ class Draft:
     factors: list[str] = field(default_factory=list)
     nested: list[str] = field(default_factory=list)
     labelled: list[tuple[str, str]] = field(default_factory=list)
+    waiting: dict[str, DroppedTags] = field(default_factory=dict)
+    """Templates kept only if nesting takes them, with the note they leave otherwise."""
 
     @classmethod
     def start(cls, task: TaskInventory, annotations: Mapping[str, Mapping[str, str] | str],

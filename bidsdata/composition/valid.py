@@ -188,6 +188,9 @@ def keep_the_floor(task: TaskInventory, composition: Repaired, plain: Compositio
     definitions fail), then each level or template still refused is left out and noted, for a few rounds."""
     columns = [c.name for c in task.columns]
     found = errors(composition)
+    if names := _temporal_names(found):
+        composition = _settled(_untimed(composition, names, found), events, columns)
+        found = errors(composition)
     if found and composition.annotations is not plain.annotations:
         composition = _settled(_plain_where_blamed(composition, plain, found), events, columns)
         found = errors(composition)
@@ -204,6 +207,53 @@ def keep_the_floor(task: TaskInventory, composition: Repaired, plain: Compositio
     if found:
         logger.warning("task %s: %d error(s) no level is blamed for: %s", task.task, len(found), found[0].message)
     return composition
+
+
+_TEMPORAL_NAME = re.compile(r"(?:uses name '|tag 'Def/)([^'/]+)", re.IGNORECASE)
+
+
+def _temporal_names(found: Iterable[SidecarIssue]) -> dict[str, SidecarIssue]:
+    """Definition name (lower case) -> the first temporal error naming it: an Offset at its Onset's own time, or
+    without an Onset, in the events files' timing."""
+    names: dict[str, SidecarIssue] = {}
+    for issue in found:
+        if issue.code == "TEMPORAL_TAG_ERROR" and (m := _TEMPORAL_NAME.search(issue.message)):
+            names.setdefault(m.group(1).lower(), issue)
+    return names
+
+
+def _untimed(composition: Repaired, names: Mapping[str, SidecarIssue], found: list[SidecarIssue]) -> Repaired:
+    """*composition* with the definitions *names* no longer started and ended: the start level says the thing
+    (``Def/X``, an event at its time), the end level is left without HED and noted.
+
+    The events files' timing, not the annotation, is what hedtools refuses (an end code at its start code's own
+    time, or without one); the rest of the column stays composed, and the lab is told where the timing fails."""
+    annotations = {c: dict(v) if isinstance(v, Mapping) else v for c, v in composition.annotations.items()}
+    notes = list(composition.notes)
+    for column, given in annotations.items():
+        if not isinstance(given, dict):
+            continue
+        for level, hed in list(given.items()):
+            found_name = _TIMED.search(hed)
+            if found_name is None or (name := found_name.group(1)).lower() not in names:
+                continue
+            issue = names[name.lower()]
+            where = f" ({issue.source.rsplit('/', 1)[-1]}, line {issue.row})" if issue.row else ""
+            if found_name.group(2).lower() == "onset":
+                given[level] = _TIMED.sub(f"Def/{name}", hed, count=1)
+                continue
+            del given[level]
+            notes.append(DroppedTags(column, level, (), reason=(
+                f"it ends {name}, which the sidecar cannot start and end: in the events files an end comes at the "
+                f"time of its start or without one{where}"),
+                fix="give each end code a later onset than its start code in the events files"))
+    annotations = {c: v for c, v in annotations.items() if v}
+    logger.warning("Onset/Offset of %s left out: the events files' timing fails hedtools (%s)", sorted(names),
+                   found[0].message.splitlines()[0][:200])
+    return dataclasses.replace(composition, annotations=annotations, notes=notes)
+
+
+_TIMED = re.compile(r"\(\s*Def/([^\s,()/]+)\s*,\s*(Onset|Offset)\s*\)", re.IGNORECASE)
 
 
 def _plain_where_blamed(composition: Repaired, plain: Composition, found: list[SidecarIssue]) -> Repaired:
