@@ -187,9 +187,14 @@ def _check_json(text: str, path: str, max_depth: int) -> None:
     if json_depth(text) > max_depth:
         raise LimitExceeded(f"JSON nested over {max_depth} levels deep", "max_json_depth", max_depth, path=path)
     try:
-        json.loads(text)
+        json.loads(text, parse_constant=_not_json)
     except (ValueError, RecursionError) as exc:
         raise DatasetError(f"not valid JSON ({exc})", path=path) from None
+
+
+def _not_json(name: str) -> None:
+    """Python reads ``NaN`` and ``Infinity``; JSON has neither, and no database stores them as JSON."""
+    raise ValueError(f"{name} is not a JSON value: write a number or null")
 
 
 def _top_folder(files: dict[str, str]) -> str | None:

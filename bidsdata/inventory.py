@@ -42,7 +42,7 @@ from bidsdata.limits import LimitExceeded, UploadLimits
 from bidsdata.markers import marker_description
 from bidsdata.members import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX
 from bidsdata.numbers import is_number as is_number
-from bidsdata.shapes import check_sidecar, declared_levels
+from bidsdata.shapes import check_sidecar, declared_levels, set_aside
 from bidsdata.tsv import NA_VALUES, SKIP_COLUMNS, TableScan
 
 logger = logging.getLogger(__name__)
@@ -220,8 +220,9 @@ def _strip_hed(sidecar: dict[str, Any]) -> dict[str, Any]:
     return stripped
 
 
-def _task_sidecar(files: DatasetFiles, task: str, *, hed: bool = True) -> tuple[str, dict[str, Any]]:
-    """The sidecar name and content for a task, following BIDS inheritance.
+def _task_sidecar(files: DatasetFiles, task: str, *,
+                  hed: bool = True) -> tuple[str, dict[str, Any], list[EventsFileNote]]:
+    """The sidecar name and content for a task, following BIDS inheritance, and what was set aside of it.
 
     A root-level sidecar names the output (with its entities, e.g. ``task-X_acq-Y_events.json``); the
     plainest one wins when there are several. Without one, deeper sidecars lend their content and the
@@ -240,7 +241,11 @@ def _task_sidecar(files: DatasetFiles, task: str, *, hed: bool = True) -> tuple[
     for other in candidates:  # every sidecar the task's events files read (BIDS inheritance) must be readable
         if other != chosen:
             check_sidecar(files.json(other), other, hed=hed)
-    return name, check_sidecar(files.json(chosen), chosen, hed=hed) if chosen else {}
+    if not chosen:
+        return name, {}, []
+    content, aside = set_aside(files.json(chosen))
+    content = check_sidecar(content, chosen, hed=hed)
+    return name, content, [EventsFileNote(chosen, note) for note in aside]
 
 
 def _declared_levels(name: str, entry: dict[str, Any], hed: object, limits: UploadLimits, path: str | None) -> int:
@@ -337,7 +342,7 @@ def _add_levels(column: ColumnInventory, counts: dict[str, int], sidecar_levels:
 
 def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_existing_hed: bool,
                     limits: UploadLimits) -> TaskInventory:
-    sidecar_name, original = _task_sidecar(files, task, hed=not ignore_existing_hed)
+    sidecar_name, original, notes = _task_sidecar(files, task, hed=not ignore_existing_hed)
     definition_keys = [key for key, entry in original.items()
                        if isinstance(entry, dict) and _DEFINITION.search(str(entry.get("HED", "")))]
     for key, entry in original.items():  # refused before any level is built, whatever the events hold
@@ -352,7 +357,6 @@ def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_exi
     counter: dict[str, tuple[bool, int]] = {}  # counts up by one in every file; the longest such run
     file_named: dict[str, bool] = {}  # in every file one value, that file's run (or session) number
     file_values: dict[str, set[str]] = {}  # those values, which must differ between files to tell anything
-    notes: list[EventsFileNote] = []
     for path in paths:
         scan = files.scan(path, limits)
         if (note := _untimed_note(path, scan)) is not None:

@@ -1,11 +1,13 @@
 """What an uploaded sidecar may hold: every JSON shape is read, or refused at upload naming the key.
 
 hedtools reads each top-level key of an ``events.json`` as a column's entry and calls ``.get`` on it: a key
-whose value is a list, text, number or null (``"Columns": [...]``) makes it raise, so no sidecar with one can
-be validated, and a ``HED`` that is neither text nor an object of texts is an error in every row. Those are
-refused here, before anything is stored, with the key and the fix. Everything else is read: keys that are
-no column are kept as they are and ignored, and ``Levels`` in any shape is read for its level names where
-it has them (an object's keys, a list's items) and rewritten as an object where the job writes the column.
+whose value is a list, text, number or null (``"Columns": [...]``) makes it raise, so such keys are set aside
+with a note in the task's own sidecar (:func:`set_aside`: the rest of it is read) and refused in a deeper one
+(which the job would have to rewrite). A ``HED`` that is neither text nor an object of texts is an error in
+every row, and is refused here, before anything is stored, with the key and the fix. Everything else is read:
+keys that are no column are kept as they are and ignored, and ``Levels`` in any shape is read for its level
+names where it has them (an object's keys, a list's items) and rewritten as an object where the job writes
+the column.
 """
 
 from __future__ import annotations
@@ -50,6 +52,18 @@ def check_sidecar(content: object, path: str | None, *, hed: bool = True) -> dic
             raise DatasetError(f"column {key!r}: HED is {json_type(given)}; write one HED string with # (a value "
                                "column) or an object level -> HED string (a categorical column)", path=path)
     return content
+
+
+def set_aside(content: object) -> tuple[object, list[str]]:
+    """*content* without the keys hedtools cannot read as a column's entry (a list such as ``"Columns": [...]``,
+    text, a number, null), and a sentence for each: valid elsewhere in BIDS, they say nothing of a column, and
+    the rest of the sidecar is read as usual."""
+    if not isinstance(content, dict):
+        return content, []
+    kept = {k: v for k, v in content.items() if isinstance(v, dict)}
+    notes = [f"key {key!r} holds {json_type(entry)}, not a column's entry (an object); it is set aside and left "
+             "out of the sidecar written" for key, entry in content.items() if key not in kept]
+    return kept, notes
 
 
 def declared_levels(entry: dict[str, Any]) -> dict[str, str]:

@@ -32,7 +32,7 @@ ENTRY = "hed_def_composed"
 _STOP = {"a", "an", "the", "of", "to", "from", "with", "in", "on", "at", "for", "and", "or", "by", "is", "are",
          "this", "that", "which", "be", "showing", "presentation"}
 _NAME = re.compile(r"[^A-Za-z0-9-]+")
-_DEFINED = re.compile(r"\bDefinition/([^\s,()]+)", re.IGNORECASE)
+_DEFINED = re.compile(r"\bDefinition/([^\s,()/]+)", re.IGNORECASE)  # the name, without a placeholder's /#
 
 
 def free_entry(taken: Iterable[str]) -> str:

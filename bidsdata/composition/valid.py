@@ -22,7 +22,7 @@ from bidsdata.composition.compose import Composition, compose_task, plain_compos
 from bidsdata.composition.merged import without_onset_repeats
 from bidsdata.composition.spans import DURATION
 from bidsdata.inventory import TaskInventory
-from bidsdata.issues import SidecarIssue
+from bidsdata.issues import SIDECAR, SidecarIssue
 
 logger = logging.getLogger(__name__)
 
@@ -188,10 +188,17 @@ def keep_the_floor(task: TaskInventory, composition: Repaired, plain: Compositio
     definitions fail), then each level or template still refused is left out and noted, for a few rounds."""
     columns = [c.name for c in task.columns]
     found = errors(composition)
+    if foreign := _foreign(found, composition):  # the lab's own keys that fail: left out, the rest stays composed
+        _bare(task, composition, foreign)
+        found = errors(composition)
     if names := _temporal_names(found):
         composition = _settled(_untimed(composition, names, found), events, columns)
         found = errors(composition)
-    if found and composition.annotations is not plain.annotations:
+    if found and (own := _own_faults(found, composition)):  # a level's HED that fails alone: that level goes back
+        composition = _settled(_plain_levels(composition, plain, own), events, columns)
+        found = errors(composition)
+    # What still fails alone is left out below, level by level; anything else sends its columns back to plain.
+    if found and composition.annotations is not plain.annotations and not _own_faults(found, composition):
         composition = _settled(_plain_where_blamed(composition, plain, found), events, columns)
         found = errors(composition)
     for _ in range(MAX_ROUNDS):
@@ -254,6 +261,29 @@ def _untimed(composition: Repaired, names: Mapping[str, SidecarIssue], found: li
 
 
 _TIMED = re.compile(r"\(\s*Def/([^\s,()/]+)\s*,\s*(Onset|Offset)\s*\)", re.IGNORECASE)
+
+
+def _own_faults(found: list[SidecarIssue], composition: Composition) -> set[Place]:
+    """The (column, level) pairs whose composed HED hedtools refuses on its own (in the sidecar, not in a row),
+    when every error is such: those levels, not their whole columns, go back to their own HED."""
+    places = {(i.column, i.level) for i in found if i.source == SIDECAR and i.column and i.level is not None
+              and isinstance(composition.annotations.get(i.column), Mapping)
+              and i.level in composition.annotations[i.column]}
+    return places if len(places) == len({(i.column, i.level) for i in found}) else set()
+
+
+def _plain_levels(composition: Repaired, plain: Composition, places: set[Place]) -> Repaired:
+    """*composition* with the levels *places* back to their own HED (left out, noted, where they have none)."""
+    annotations = {c: dict(v) if isinstance(v, Mapping) else v for c, v in composition.annotations.items()}
+    notes = list(composition.notes)
+    for column, level in sorted(places, key=lambda p: (p[0], p[1] or "")):
+        own = plain.annotations.get(column)
+        if isinstance(own, Mapping) and own.get(level):
+            annotations[column][level] = own[level]
+        else:
+            annotations[column].pop(level, None)
+            notes.append(_note(column, level, "no valid HED of its own"))
+    return dataclasses.replace(composition, annotations={c: v for c, v in annotations.items() if v}, notes=notes)
 
 
 def _plain_where_blamed(composition: Repaired, plain: Composition, found: list[SidecarIssue]) -> Repaired:

@@ -194,3 +194,17 @@ def test_the_package_imports_no_django():
     code = ("import sys, bidsdata.sidecar, bidsdata.value_templates; "
             "sys.exit(any(m.split('.')[0] == 'django' for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=120).returncode == 0
+
+
+def test_levels_keyed_with_a_prefix_or_padding_describe_the_values_the_files_write():
+    from bidsdata.inventory import written_as
+
+    assert written_as({"c3": "a", "c12": "b"}, {"3": 4, "12": 2}) == {"c3": "3", "c12": "12"}
+    assert written_as({"007": "a"}, {"7": 1}) == {"007": "7"}
+    # A key that maps nowhere, or two keys onto one value: as declared, for the lab to say.
+    assert written_as({"c3": "a", "go": "b"}, {"3": 1, "9": 1}) == {}
+    assert written_as({"c3": "a", "03": "b"}, {"3": 1}) == {}
+    uploads = [("sub-01_task-t_events.tsv", b"onset\tcode\n1\t3\n2\t12\n"),
+               ("task-t_events.json", b'{"code": {"Levels": {"c3": "A bell rings.", "c12": "A lamp flashes."}}}')]
+    column = build_inventory(read_uploads(uploads)).tasks[0].column("code")
+    assert {lv.value: lv.description for lv in column.levels} == {"3": "A bell rings.", "12": "A lamp flashes."}

@@ -198,9 +198,17 @@ def test_the_composer_and_the_assembly_read_quotes_and_nan_as_levels():
     assert [len(group) for group in assembled_events({"e.tsv": text})] == [2, 1]
 
 
+def test_a_key_of_the_task_sidecar_that_is_no_column_entry_is_set_aside_with_a_note():
+    uploads = [("sub-01_task-t_events.tsv", b"onset\tkind\n1\tblorp\n"),
+               ("task-t_events.json", json.dumps({"Columns": ["onset", "kind"], "Note": "text",
+                                                   "kind": {"Description": "What happened."}}).encode())]
+    task = build_inventory(read_uploads(uploads)).tasks[0]
+    assert set(task.original_sidecar) == {"kind"} and task.column("kind").description == "What happened."
+    assert ["'Columns' holds a list" in n.message for n in task.notes] == [True, False]
+    assert "'Note' holds text" in task.notes[1].message
+
+
 @pytest.mark.parametrize("sidecar, named", [
-    ({"Columns": ["onset", "kind"]}, "'Columns' holds a list"),
-    ({"Note": "text"}, "'Note' holds text"),
     ({"kind": {"HED": ["Red"]}}, "column 'kind': HED is a list"),
     ({"kind": {"HED": {"blorp": 3}}}, "level 'blorp' is a number"),
 ])
@@ -230,7 +238,8 @@ def test_a_header_hedtools_flags_is_refused_with_the_fix(header, fix):
 
 def test_one_bad_column_keeps_the_others_composed():
     """A template hedtools refuses leaves that column out; the other columns' HED is kept, not the whole task's."""
-    uploads = [("sub-01_task-t_events.tsv", b"onset\tkind\tlevel_no\n1\tblorp\t4\n2\tzint\t5\n")]
+    # (level_no is no mere encoding of kind: 5 goes with both kinds.)
+    uploads = [("sub-01_task-t_events.tsv", b"onset\tkind\tlevel_no\n1\tblorp\t4\n2\tzint\t5\n3\tblorp\t5\n")]
     files = read_uploads(uploads)
     task = build_inventory(files).tasks[0]
     events = {p: files.texts[p] for p in task.events_files}
