@@ -4,9 +4,9 @@ Labs often keep the trigger code a recording carried (``13``) beside the columns
 happened (a face shown, unfamiliar, first seen). Each code then stands for one combination of those words,
 and a curator annotates the words and leaves the code without HED: its HED could only repeat them, or, read
 from a short legend, say less or something else. A column is such an encoding when every one of its levels
-is a whole number, every row it has a value on is told of by a word column too, and each code stands for one
-combination of the word columns' values (a few stray rows aside) and each combination for one code (or for
-codes the lab describes alike). It is left out of the sidecar with a note that says which columns it repeats.
+is a whole number, every row it has a value on is told of by a word column too, and the word columns' values
+on a row decide its code there (a few stray rows aside; codes the lab describes alike count as one): the code
+then says nothing the words do not. It is left out of the sidecar with a note naming the columns it repeats.
 """
 
 from __future__ import annotations
@@ -24,8 +24,12 @@ MIN_SHARE = 0.95
 """Share of a code's rows (and of the rows the word columns tell of) that must agree: data has stray rows."""
 
 
-def _codes(levels: object) -> bool:
-    return isinstance(levels, Mapping) and len(levels) >= 2 and all(_CODE.match(str(lv)) for lv in levels)
+def _codes(given: object, rows: EventRows, column: str) -> bool:
+    """Whether *column* holds codes: levels (or, for a template, values) that are all whole numbers."""
+    if isinstance(given, Mapping):
+        return len(given) >= 2 and all(_CODE.match(str(lv)) for lv in given)
+    values = {row.get(column) for row in rows.all()} - set(NA) - {None}
+    return isinstance(given, str) and len(values) >= 2 and all(_CODE.match(str(v)) for v in values)
 
 
 def _words(levels: object) -> bool:
@@ -33,8 +37,10 @@ def _words(levels: object) -> bool:
 
 
 def encoded_by(column: str, words: list[str], rows: EventRows, described: Mapping[str, str]) -> bool:
-    """Whether *column*'s codes stand one-to-one for combinations of the *words* columns' values on its rows."""
-    combos: dict[str, Counter[tuple[str, ...]]] = defaultdict(Counter)
+    """Whether the *words* columns' values on each row decide *column*'s code there (a few stray rows aside):
+    then the code says nothing the words do not. Codes the lab describes alike count as one."""
+    decided: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
+    codes: set[str] = set()
     for row in rows.all():
         code = row.get(column)
         if code in NA or code is None:
@@ -42,40 +48,33 @@ def encoded_by(column: str, words: list[str], rows: EventRows, described: Mappin
         combo = tuple(row.get(w) or "n/a" for w in words)
         if all(v in NA for v in combo):
             return False  # a code the words say nothing of: the code column is the only word on that row
-        combos[code][combo] += 1
-    if len(combos) < 2:
-        return False
-    owner: dict[tuple[str, ...], set[str]] = defaultdict(set)
-    for code, seen in combos.items():
-        combo, count = seen.most_common(1)[0]
-        if count < MIN_SHARE * sum(seen.values()):
-            return False
-        owner[combo].add(code)
-    # Two codes for one combination mean one thing only where the lab describes them alike.
-    return all(len({described.get(c, c) for c in codes}) == 1 for codes in owner.values())
+        codes.add(code)
+        decided[combo][described.get(code) or code] += 1
+    return len(codes) >= 2 and all(seen.most_common(1)[0][1] >= MIN_SHARE * sum(seen.values())
+                                   for seen in decided.values())
 
 
 def encoded_columns(task: TaskInventory, chosen: Mapping[str, object], rows: EventRows) -> dict[str, list[str]]:
-    """column -> the word columns it encodes, for each code column that only encodes what they say."""
+    """column -> the word columns that decide it, for each code column that only encodes what they say."""
     words = [c for c, levels in chosen.items() if _words(levels)]
     found: dict[str, list[str]] = {}
-    for column, levels in chosen.items():
-        if not words or not _codes(levels):
+    for column, given in chosen.items():
+        if not words or not _codes(given, rows, column):
             continue
         info = task.column(column)
-        described = {lv.value: lv.description for lv in info.levels} if info else {}
+        described = {lv.value: lv.description for lv in info.levels if not lv.needs_description} if info else {}
         if encoded_by(column, words, rows, described):
             found[column] = words
     return found
 
 
-def notes(column: str, levels: Mapping[str, object], words: list[str]) -> list[DroppedTags]:
-    """One note per level of an encoding *column*: nothing of its own to say, so nothing to ask the lab."""
+def notes(column: str, given: object, words: list[str]) -> list[DroppedTags]:
+    """One note per level (or the template) of an encoding *column*: nothing of its own to say, nothing to ask."""
     said = ", ".join(repr(w) for w in words)
-    return [DroppedTags(column, str(level), (), redundant=True, reason=(
-        f"each code of column {column!r} stands for what column(s) {said} say on the same rows, so its HED could "
-        "only repeat them; it is left without HED, as curators leave a trigger code beside the words"))
-        for level in levels]
+    reason = (f"each code of column {column!r} stands for what column(s) {said} say on the same rows, so its HED "
+              "could only repeat them; it is left without HED, as curators leave a trigger code beside the words")
+    levels = [str(level) for level in given] if isinstance(given, Mapping) else [None]
+    return [DroppedTags(column, level, (), redundant=True, reason=reason) for level in levels]
 
 
 __all__ = ["encoded_by", "encoded_columns", "notes"]
