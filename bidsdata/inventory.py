@@ -286,7 +286,12 @@ def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str]
         # A trial number's name says all there is to say (Experimental-trial/#): nothing to ask the lab.
         column.needs_description = column.needs_description and not numbers_trials(name, list(counts))
     else:
-        _add_levels(column, counts, sidecar_levels, hed)
+        keys = written_as(sidecar_levels, counts)
+        _add_levels(column, counts, {keys.get(k, k): v for k, v in sidecar_levels.items()},
+                    {keys.get(str(k), str(k)): v for k, v in hed.items()} if isinstance(hed, dict) else hed)
+        for part in ("Levels", "HED"):  # the sidecar the job writes keys them as the events files do
+            if keys and isinstance(entry.get(part), dict):
+                entry[part] = {keys.get(str(k), str(k)): v for k, v in entry[part].items()}
     return column
 
 
@@ -324,9 +329,7 @@ def _add_levels(column: ColumnInventory, counts: dict[str, int], sidecar_levels:
     """A categorical column's levels: declared ones first (in the sidecar's order, even if unused), then those
     only found in the data, each with its description (the lab's, or one made up from the names)."""
     column.kind = "categorical"
-    keys = written_as(sidecar_levels, counts)
-    sidecar_levels = {keys.get(k, k): v for k, v in sidecar_levels.items()}
-    hed_levels = {keys.get(str(k), str(k)): str(v) for k, v in hed.items()} if isinstance(hed, dict) else {}
+    hed_levels = {str(k): str(v) for k, v in hed.items()} if isinstance(hed, dict) else {}
     column.existing_hed = hed_levels or None
     values = [str(v) for v in sidecar_levels] + [v for v in counts if v not in sidecar_levels]
     values += [v for v in hed_levels if v not in values]

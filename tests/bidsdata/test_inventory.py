@@ -206,5 +206,7 @@ def test_levels_keyed_with_a_prefix_or_padding_describe_the_values_the_files_wri
     assert written_as({"c3": "a", "03": "b"}, {"3": 1}) == {}
     uploads = [("sub-01_task-t_events.tsv", b"onset\tcode\n1\t3\n2\t12\n"),
                ("task-t_events.json", b'{"code": {"Levels": {"c3": "A bell rings.", "c12": "A lamp flashes."}}}')]
-    column = build_inventory(read_uploads(uploads)).tasks[0].column("code")
-    assert {lv.value: lv.description for lv in column.levels} == {"3": "A bell rings.", "12": "A lamp flashes."}
+    task = build_inventory(read_uploads(uploads)).tasks[0]
+    assert {lv.value: lv.description for lv in task.column("code").levels} == {"3": "A bell rings.",
+                                                                              "12": "A lamp flashes."}
+    assert list(task.original_sidecar["code"]["Levels"]) == ["3", "12"]  # written back as the files key them
