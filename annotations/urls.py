@@ -12,4 +12,5 @@ urlpatterns = [
     path("", include("annotations.validation.urls")),
     path("", include("annotations.llm.urls")),
     path("", include("annotations.datasets.urls")),
+    path("", include("annotations.usage.urls")),
 ]

@@ -22,9 +22,12 @@ from annotations.models.runs import (
     SessionStatus,
     ValidationIssueRecord,
 )
+from annotations.models.usage import AcceptanceCheck, AcceptanceRule, Expectation, SavedQuery
 
 __all__ = [
     "FINISHED_STATUSES",
+    "AcceptanceCheck",
+    "AcceptanceRule",
     "AgentStepRecord",
     "AnnotationSession",
     "ColumnKind",
@@ -33,6 +36,7 @@ __all__ = [
     "DatasetLevel",
     "DatasetProject",
     "DatasetTask",
+    "Expectation",
     "FeedbackMessage",
     "Iteration",
     "JobStatus",
@@ -40,6 +44,7 @@ __all__ = [
     "LLMResponseCache",
     "Review",
     "Revision",
+    "SavedQuery",
     "SessionStatus",
     "SidecarResult",
     "UserLLMSettings",

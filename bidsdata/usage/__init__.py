@@ -11,3 +11,10 @@
 
 Pure: no Django.
 """
+
+from bidsdata.usage.assembly import Options
+from bidsdata.usage.queries import MAX_QUERY_CHARS, QueryCheck, QueryError, check_query
+from bidsdata.usage.sources import EventsSource
+from bidsdata.usage.task import TaskEvents
+
+__all__ = ["MAX_QUERY_CHARS", "EventsSource", "Options", "QueryCheck", "QueryError", "TaskEvents", "check_query"]

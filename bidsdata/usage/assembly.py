@@ -60,6 +60,10 @@ class Options:
                 "remove_types": list(self.remove_types)}
 
 
+DEFAULTS = Options()
+"""hedtools' own assembly: context in, definitions as ``Def/...``, no type removed."""
+
+
 @dataclass
 class Assembled:
     """One events file's events as hedtools assembles them: per event its row in the file (0-based, hedtools'
@@ -113,7 +117,7 @@ def _onset(value: Any) -> float | None:
 
 
 def assemble(path: str, text: str, sidecar: Mapping[str, Any] | Any, version: HedVersion,
-             options: Options = Options()) -> Assembled:
+             options: Options = DEFAULTS) -> Assembled:
     """*path*'s events (its *text* read with *sidecar*, a dict or hedtools ``Sidecar``) as hedtools assembles
     them with *options*: ``EventManager``, ``HedTagManager(remove_types)``, ``get_hed_objs``."""
     from hed.tools.analysis.hed_tag_manager import HedTagManager
@@ -135,4 +139,4 @@ def assemble(path: str, text: str, sidecar: Mapping[str, Any] | Any, version: He
     return Assembled(path=path, rows=rows, onsets=onsets, objects=list(objects))
 
 
-__all__ = ["TYPE_TAGS", "Assembled", "Options", "assemble", "event_manager", "hed_sidecar", "refusal"]
+__all__ = ["DEFAULTS", "TYPE_TAGS", "Assembled", "Options", "assemble", "event_manager", "hed_sidecar", "refusal"]

@@ -167,5 +167,21 @@ def matrix_name(path: str) -> str:
     return name[: -len("_events.tsv")] + "_design.tsv" if name.endswith("_events.tsv") else name + "_design.tsv"
 
 
-__all__ = ["ENCODINGS", "DesignError", "DesignFile", "check_design", "design_file", "design_files",
+__all__ = ["ENCODINGS", "DesignError", "DesignFile", "check_design", "condition_levels", "design_file", "design_files",
            "design_summary", "factor_table", "matrix_name"]
+
+
+def condition_levels(sidecar: dict[str, Any], version: HedVersion, type_tag: str = "Condition-variable"
+                     ) -> dict[str, list[str]]:
+    """The factors *sidecar*'s definitions declare with *type_tag*, each with its levels (definition names)."""
+    from hed.tools.analysis.hed_type_defs import HedTypeDefs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            defs = hed_sidecar(sidecar).get_def_dict(load_schema(version))
+            found = HedTypeDefs(defs, type_tag=type_tag).type_map
+        except Exception as exc:  # a sidecar hedtools cannot read declares nothing
+            logger.info("no %s definitions: %s", type_tag, exc)
+            return {}
+    return {str(factor): sorted(str(name) for name in names) for factor, names in sorted(found.items())}

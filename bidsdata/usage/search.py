@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bidsdata.usage.assembly import Assembled, Options, assemble
+from bidsdata.usage.assembly import DEFAULTS, Assembled, Options, assemble
 from bidsdata.usage.queries import compile_queries
 from bidsdata.usage.sources import EventsSource, HedVersion, NeedTexts
 
@@ -216,7 +216,7 @@ def _missing(store_: Store, sources: Sequence[EventsSource], options: Options, q
 
 
 def count(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion,
-          options: Options = Options(), store_: Store | None = None) -> TaskCounts:
+          options: Options = DEFAULTS, store_: Store | None = None) -> TaskCounts:
     """Each query's matches per events file of a task (files hedtools refuses named, the rest searched)."""
     store_ = store_ or _store
     handlers = compile_queries(list(queries))
@@ -239,7 +239,7 @@ def count(sources: Sequence[EventsSource], queries: Sequence[str], version: HedV
     return result
 
 
-def file_rows(source: EventsSource, queries: Sequence[str], version: HedVersion, options: Options = Options(), *,
+def file_rows(source: EventsSource, queries: Sequence[str], version: HedVersion, options: Options = DEFAULTS, *,
               start: int = 0, limit: int | None = None, with_hed: bool = True,
               store_: Store | None = None) -> list[Row]:
     """The events of *source* that match any query, from the *start*-th match on (at most *limit*)."""
@@ -287,7 +287,7 @@ def page(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVe
 
 
 def stream(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion,
-           options: Options = Options(), *, with_hed: bool = False, store_: Store | None = None) -> Iterator[Row]:
+           options: Options = DEFAULTS, *, with_hed: bool = False, store_: Store | None = None) -> Iterator[Row]:
     """Every matching row of the task, one file at a time (a file's rows are made when it is reached)."""
     for source in sources:
         yield from file_rows(source, queries, version, options, with_hed=with_hed, store_=store_)

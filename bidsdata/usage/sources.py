@@ -62,7 +62,7 @@ def make_source(path: str, text: str, sidecar: Mapping[str, Any], version: HedVe
     return EventsSource(path=path, key=source_key(version, sidecar, named), text=text, sidecar=dict(sidecar))
 
 
-class NeedTexts(Exception):  # noqa: N818 - a request for more input, not a failure
+class NeedTexts(Exception):
     """A search process lacks the assembly of these keys and was sent no text for them."""
 
     def __init__(self, keys: Iterable[str]) -> None:

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bidsdata.usage import design, search, summary
-from bidsdata.usage.assembly import Options
+from bidsdata.usage import compare, design, search, summary
+from bidsdata.usage.assembly import DEFAULTS, Options
 from bidsdata.usage.sources import EventsSource, HedVersion, digest
 from bidsdata.usage.workers import ask, call
 
@@ -67,7 +67,7 @@ class TaskEvents:
         assert self.complete is not None
         return ask(self.revision, fn, sources, self.complete, *args, **kwargs)
 
-    def counts(self, queries: Sequence[str], options: Options = Options()) -> search.TaskCounts:
+    def counts(self, queries: Sequence[str], options: Options = DEFAULTS) -> search.TaskCounts:
         """Each query's matches per events file (hedtools' own answers; refused files named)."""
         return self._ask(search.count, self.sources, list(queries), self.version, options)
 
@@ -79,13 +79,24 @@ class TaskEvents:
         return self._ask(search.page, sources, list(queries), self.version, options, counts, offset=offset,
                          limit=limit)
 
-    def rows(self, queries: Sequence[str], options: Options = Options(), *, with_hed: bool = False,
+    def rows(self, queries: Sequence[str], options: Options = DEFAULTS, *, with_hed: bool = False,
              counts: search.TaskCounts | None = None) -> Iterator[search.Row]:
         """Every matching row, asked for one file at a time (files *counts* says have none are skipped)."""
         skip = {c.path for c in counts.files if not c.any_matches} if counts is not None else set()
         for source in self.sources:
             if source.path not in skip:
                 yield from self._ask(_rows_of, [source], list(queries), self.version, options, with_hed)
+
+    def row_answers(self, queries: Sequence[str], options: Options = DEFAULTS) -> list[list[bytes] | None]:
+        """Per events file, per query, a 0/1 per row (:func:`bidsdata.usage.compare.row_answers`)."""
+        return self._ask(compare.row_answers, self.sources, list(queries), self.version, options)
+
+    def row_heds(self, wanted: Mapping[str, Sequence[int]], options: Options = DEFAULTS) -> dict[str, dict[int,
+                                                                                                          list[str]]]:
+        """The assembled HED of the *wanted* rows (path -> rows), per path and row."""
+        sources = [s for s in self.sources if s.path in wanted]
+        found = self._ask(compare.row_heds, sources, [list(wanted[s.path]) for s in sources], self.version, options)
+        return {s.path: heds for s, heds in zip(sources, found, strict=True)}
 
     def summary(self) -> dict[str, Any]:
         """hedtools' tag counts of the task, grouped (:func:`bidsdata.usage.summary.tag_summary`)."""

@@ -30,6 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from bidsdata import pool
+from bidsdata.usage.search import store
 from bidsdata.usage.sources import EventsSource, NeedTexts
 
 logger = logging.getLogger(__name__)
@@ -39,17 +40,28 @@ _lock = threading.Lock()
 _executors: dict[int, concurrent.futures.ProcessPoolExecutor] = {}
 _owner_pid = 0
 _configured: int | None = None
+_store_events: int | None = None
 
 
-def configure_search(processes: int | None) -> None:
+def configure_search(processes: int | None, store_events: int | None = None) -> None:
     """How many search processes this server runs: None or 0, as many as the validation pool; below 0, none
-    (every search in the asking process, as the command line does)."""
-    global _configured
+    (every search in the asking process, as the command line does). *store_events* bounds what each keeps."""
+    global _configured, _store_events
     size = int(processes) if processes else None
     with _lock:
+        if store_events and store_events != _store_events:
+            _store_events = int(store_events)
+            store().max_events = _store_events
+            _drop_all_locked()
         if size != _configured:
             _configured = size
             _drop_all_locked()
+
+
+def _start_search_process(store_events: int | None) -> None:
+    pool.start_worker()
+    if store_events:
+        store().max_events = store_events
 
 
 def search_processes() -> int:
@@ -77,7 +89,7 @@ def _executor(index: int) -> concurrent.futures.ProcessPoolExecutor:
             if method == "forkserver":
                 context.set_forkserver_preload(pool.FORKSERVER_PRELOAD)
             found = _executors[index] = concurrent.futures.ProcessPoolExecutor(
-                max_workers=1, mp_context=context, initializer=pool.start_worker)
+                max_workers=1, mp_context=context, initializer=_start_search_process, initargs=(_store_events,))
             logger.info("search process %d of %d started (%s)", index + 1, search_processes(), method)
         return found
 
@@ -148,8 +160,6 @@ def ask(key: str, fn: Callable[..., T], sources: Sequence[EventsSource],
 
 def store_stats() -> dict[str, int]:
     """This process's store figures (called in a search process, it tells what that process holds)."""
-    from bidsdata.usage.search import store
-
     held = store()
     return {"assembled": held.assembled, "pid": os.getpid()}
 
