@@ -11,7 +11,7 @@ Pure: no Django.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bidsdata.usage import compare, design, search, summary
@@ -106,7 +106,7 @@ class TaskEvents:
         """Each events file's design matrix, one file at a time (hedtools reads each file afresh)."""
         assert self.complete is not None
         for source in self.sources:
-            full = source if source.complete else self.complete([source.key])[source.key]
+            full = source if source.complete else replace(self.complete([source.key])[source.key], path=source.path)
             yield call(self.revision, _design_of, [full], self.version, type_tag, encoding)
 
     def design_summary(self, files: Iterable[design.DesignFile], type_tag: str,

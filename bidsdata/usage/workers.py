@@ -27,6 +27,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from bidsdata import pool
@@ -149,13 +150,16 @@ def ask(key: str, fn: Callable[..., T], sources: Sequence[EventsSource],
     try:
         return call(key, fn, refs, *args, **kwargs)
     except NeedTexts as need:
-        found = complete(need.keys)
-        sent = [found.get(r.key, r) for r in refs]
+        sent = _completed(refs, complete(need.keys))
     try:
         return call(key, fn, sent, *args, **kwargs)
     except NeedTexts:
-        every = complete([r.key for r in refs])
-        return call(key, fn, [every[r.key] for r in refs], *args, **kwargs)
+        return call(key, fn, _completed(refs, complete([r.key for r in refs])), *args, **kwargs)
+
+
+def _completed(refs: Sequence[EventsSource], found: Mapping[str, EventsSource]) -> list[EventsSource]:
+    """*refs* with the texts *found* (by key; files of one text and sidecar share a key, each keeps its path)."""
+    return [replace(found[r.key], path=r.path) if r.key in found else r for r in refs]
 
 
 def store_stats() -> dict[str, int]:
