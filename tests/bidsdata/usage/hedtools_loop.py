@@ -89,7 +89,8 @@ MADE_UP_SIDECAR = {
         "Description": "Which kind of trial the row starts",
         "HED": {"go": "Sensory-event, Visual-presentation, Experimental-stimulus, Def/Go-cond, (Green, Square)",
                 "halt": "Sensory-event, Visual-presentation, Experimental-stimulus, Def/Halt-cond, (Red, Triangle)"}},
-    "reaction": {"Description": "Seconds to the press", "HED": "(Delay/# s, (Agent-action, Participant-response, Press))"},
+    "reaction": {"Description": "Seconds to the press",
+                 "HED": "(Delay/# s, (Agent-action, Participant-response, Press))"},
     "phase": {"Description": "Where the recording's phase starts and ends",
               "HED": {"start": "(Def/Session-phase, Onset)", "end": "(Def/Session-phase, Offset)"}},
     "defs": {"HED": {

@@ -83,7 +83,7 @@ def test_tag_counts_equal_hedtools_tag_counts(shared_dataset):
         assert ours["total_events"] == counts.total_events
         got = {t["tag"]: (t["events"], t["files"]) for g in ours["groups"] for t in g["tags"]}
         assert got == {c.tag: (c.events, len(c.files)) for c in counts.tag_dict.values()}
-        template, others = counts.organize_tags(TAG_GROUPS)
+        _, others = counts.organize_tags(TAG_GROUPS)
         assert [g["title"] for g in ours["groups"]] == [*TAG_GROUPS, OTHER]
         assert {t["tag"] for t in ours["groups"][-1]["tags"]} == {c.tag for c in others}
 
