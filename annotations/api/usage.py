@@ -1,6 +1,6 @@
 """REST API for using a project's annotations: HED search, design matrices, tag summaries, acceptance rules.
 
-``GET /api/datasets/<id>/search/?q=...`` answers counts per task and a page of matching rows (``format=tsv``:
+``GET /api/datasets/<id>/search/?q=...`` answers counts per task and a page of matching rows (``output=tsv``:
 every matching row, streamed); ``/design/?task=`` the design matrices as a zip; ``/summary/`` the tag counts;
 ``/rules/`` and ``/rules/<rule_id>/`` the acceptance rules (reading: anyone who sees the project; writing:
 its owner and staff). Same visibility as the other dataset endpoints: another user's project is a 404.
@@ -44,7 +44,9 @@ SEARCH_PARAMETERS = [
     OpenApiParameter("remove_types", str, description="Comma-separated type tags to take out first "
                                                       f"({', '.join(TYPE_TAGS)})."),
     OpenApiParameter("page", int, description="Page of matching rows (50 a page)."),
-    OpenApiParameter("format", str, enum=["json", "tsv"], description="tsv: every matching row, streamed."),
+    OpenApiParameter("output", str, enum=["json", "tsv"], description="tsv: every matching row of the task "
+                                                                       "(file, row, onset, a 0/1 per query, hed), "
+                                                                       "streamed."),
 ]
 
 
@@ -110,9 +112,9 @@ class DatasetSearchView(APIView):
         name = request.query_params.get("task")
         tasks = _tasks(project, name)
         page = _page(request)
-        wanted = request.query_params.get("format", "json")
+        wanted = request.query_params.get("output", "json")
         if wanted not in ("json", "tsv"):
-            raise ValidationError({"format": ["format must be json or tsv"]})
+            raise ValidationError({"output": ["output must be json or tsv"]})
         if wanted == "tsv" and len(tasks) != 1:
             raise ValidationError({"task": ["choose a task to download its rows"]})
         revision = request.query_params.get("revision") or None

@@ -99,8 +99,9 @@ def add_default_rules(project: DatasetProject) -> list[AcceptanceRule]:
             for level in levels:
                 query = f"Def/{level}"
                 if (task.name, query, Expectation.SOME) not in have:
+                    # Def/... found as itself: with definitions replaced it would be its content.
                     made.append(create_rule(project, name=f"Condition {factor}: {level} occurs", query=query,
-                                            expect=Expectation.SOME, task=task.name))
+                                            expect=Expectation.SOME, task=task.name, replace_defs=False))
     return made
 
 

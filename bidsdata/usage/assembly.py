@@ -85,8 +85,9 @@ class Assembled:
 
 
 def refusal(exc: BaseException) -> str:
-    """Why hedtools refused a file, in one line (its own message, else the error's name)."""
-    text = " ".join(str(exc).split())
+    """Why hedtools refused a file, in one line (its own code and message, else the error's name)."""
+    message = getattr(exc, "message", None)  # hedtools' HedFileError: code, message, filename
+    text = " ".join(str(message if isinstance(message, str) else exc).split())
     code = getattr(exc, "code", None)
     if code and code not in text:
         text = f"{code}: {text}" if text else str(code)

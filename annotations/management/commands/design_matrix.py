@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +43,7 @@ class Command(BaseCommand):
                 for found in events.designs(type_tag, opts["encoding"]):
                     written.append(found)
                     if found.refused:
-                        sys.stderr.write(f"{found.path}: no design matrix: {found.refused}\n")
+                        self.stderr.write(f"{found.path}: no design matrix: {found.refused}")
                         continue
                     name = matrix_name(found.path)
                     if name in names:  # two folders with one file name: keep their folders apart

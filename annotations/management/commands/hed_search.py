@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +50,7 @@ class Command(BaseCommand):
                     "matches": dict(zip(queries, counts.matches, strict=True)),
                     "refused": {f.path: f.refused for f in counts.refused}}
                 for refused in counts.refused:  # named, the rest of the task searched
-                    sys.stderr.write(f"{refused.path}: hedtools cannot read it: {refused.refused}\n")
+                    self.stderr.write(f"{refused.path}: hedtools cannot read it: {refused.refused}")
             if out is not None:
                 self._write_rows(out, dataset, queries, options)
         if opts["json"]:
