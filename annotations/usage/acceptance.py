@@ -146,6 +146,9 @@ def check_revision(task: DatasetTask, revision: Revision) -> list[AcceptanceChec
         except IntegrityError:  # checked by another worker at the same moment: the same verdict
             continue
         kept.append(check)
+    # Verdicts on revisions the results no longer keep (the newest few are) go with them.
+    AcceptanceCheck.objects.filter(task=task).exclude(
+        digest__in=SidecarResult.objects.filter(task=task).values("digest")).delete()
     return kept
 
 

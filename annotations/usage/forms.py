@@ -16,7 +16,7 @@ TOGGLES = {
     "no_context": "Each row is searched with the events still going on at its onset, as (Event-context, (...)): "
                   "leave them out to search only what the row itself says.",
     "expand_defs": "Each Def/... is searched as its name; replace it with its definition's content to search "
-                   "what the definition says (a query for Face finds rows whose definition shows one).",
+                   "what the definition says (a query for Circle finds the rows whose definition shows one).",
     "remove_types": "Take these type tags out of every row first (with their definitions' groups), as hedtools' "
                     "analyses do to leave the conditions and tasks out of a tag search.",
 }

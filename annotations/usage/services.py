@@ -52,7 +52,7 @@ def clean_queries(raw: Sequence[str], field: str = "q") -> list[str]:
     one is a 400 on *field* with hedtools' message and the character it fails at."""
     queries = [q.strip() for q in raw if q and q.strip()]
     if not queries:
-        raise FieldError(field, "give a HED query, e.g. Sensory-event && Def/Face-image")
+        raise FieldError(field, "give a HED query, e.g. Sensory-event && Visual-presentation")
     if len(queries) > MAX_QUERIES:
         raise FieldError(field, f"at most {MAX_QUERIES} queries at once, not {len(queries)}")
     for index, text in enumerate(queries):

@@ -1,7 +1,7 @@
 """Design matrices and the design summary of a task, as hedtools' ``HedTypeManager`` finds them.
 
 A type tag (``Condition-variable``, ``Task``, ``Time-block``) names the factors of a design: each definition
-whose content holds ``Condition-variable/Face-type`` is a level of the factor ``face-type``, and every event
+whose content holds ``Condition-variable/Cue-color`` is a level of the factor ``cue-color``, and every event
 carrying its ``Def`` (directly, or through the context of an ``Onset``) is at that level. Per events file,
 :func:`design_file` gives hedtools' ``get_factor_vectors`` (one column per level, one-hot, or one column per
 factor, categorical) with each event's row in the file and its onset in front; :func:`design_summary` adds

@@ -54,7 +54,7 @@ def test_the_toggles_change_the_assembly(api, user, project, made_up):
 @pytest.mark.parametrize(("params", "field", "message"), [
     ({"q": "Event &&"}, "q", "query 1 'Event &&' cannot be parsed at character 9: Parse error in get next token"),
     ({"q": "x" * 2001}, "q", "a query is at most 2,000 characters, not 2,001"),
-    ({}, "q", "give a HED query, e.g. Sensory-event && Def/Face-image"),
+    ({}, "q", "give a HED query, e.g. Sensory-event && Visual-presentation"),
     ({"q": "Event", "remove_types": "Conditions"}, "remove_types", "unknown type 'Conditions'"),
     ({"q": "Event", "context": "maybe"}, "context", "context must be true or false"),
     ({"q": "Event", "page": "0"}, "page", "page must be 1 or more"),
