@@ -17,6 +17,7 @@ Pure: no Django.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import logging
@@ -94,11 +95,17 @@ def refusal(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-def hed_sidecar(sidecar: Mapping[str, Any]) -> Any:
-    """hedtools' ``Sidecar`` of a sidecar dict."""
+def hed_sidecar(sidecar: Mapping[str, Any], version: HedVersion) -> Any:
+    """hedtools' ``Sidecar`` of a sidecar dict, parsed once per content and schema (the files of a task share
+    one, as a script's loop shares it: hedtools keeps the definitions it reads with a schema on it)."""
+    return _parsed_sidecar(json.dumps(sidecar, sort_keys=True), json.dumps(version))
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed_sidecar(text: str, version: str) -> Any:
     from hed.models import Sidecar
 
-    return Sidecar(io.StringIO(json.dumps(sidecar)), name="events.json")
+    return Sidecar(io.StringIO(text), name="events.json")
 
 
 def event_manager(text: str, sidecar: Any, schema: Any, name: str) -> Any:
@@ -128,7 +135,7 @@ def assemble(path: str, text: str, sidecar: Mapping[str, Any] | Any, version: He
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            side = hed_sidecar(sidecar) if isinstance(sidecar, Mapping) else sidecar
+            side = hed_sidecar(sidecar, version) if isinstance(sidecar, Mapping) else sidecar
             manager = event_manager(text, side, schema, path)
             tags = HedTagManager(manager, remove_types=list(options.remove_types))
             objects = tags.get_hed_objs(include_context=options.include_context, replace_defs=options.replace_defs)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from bidsdata import delays
 from bidsdata.cells import safe_row
 from bidsdata.schemas import load_schema
 from bidsdata.usage.assembly import TYPE_TAGS, event_manager, hed_sidecar, refusal
-from bidsdata.usage.sources import EventsSource, HedVersion, digest
+from bidsdata.usage.sources import EventsSource, HedVersion
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ def design_file(source: EventsSource, version: HedVersion, *, type_tag: str = "C
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            side = sidecar if sidecar is not None else hed_sidecar(source.sidecar or {})
+            side = sidecar if sidecar is not None else hed_sidecar(source.sidecar or {}, version)
             manager = event_manager(source.text or "", side, schema, source.path)
             types = HedTypeManager(manager)
             types.add_type(type_tag)
@@ -106,18 +106,6 @@ def design_file(source: EventsSource, version: HedVersion, *, type_tag: str = "C
     return DesignFile(path=source.path, columns=columns, rows=values, summary=summary, total_events=len(rows))
 
 
-def design_files(sources: Iterable[EventsSource], version: HedVersion, *, type_tag: str = "Condition-variable",
-                 encoding: str = "one-hot") -> Iterator[DesignFile]:
-    """:func:`design_file` for each source in turn (one hedtools ``Sidecar`` per distinct sidecar)."""
-    parsed: dict[str, Any] = {}
-    for source in sources:
-        named = digest(source.sidecar or {})
-        side = parsed.get(named)
-        if side is None:
-            side = parsed[named] = hed_sidecar(source.sidecar or {})
-        yield design_file(source, version, type_tag=type_tag, encoding=encoding, sidecar=side)
-
-
 def design_summary(task: str, files: Iterable[DesignFile], type_tag: str, sidecar: dict[str, Any] | None,
                    version: HedVersion) -> dict[str, Any]:
     """Every file's type summary added into hedtools' ``HedTypeCounts`` (levels, events and files per level,
@@ -136,7 +124,7 @@ def design_summary(task: str, files: Iterable[DesignFile], type_tag: str, sideca
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                defs = hed_sidecar(sidecar).get_def_dict(load_schema(version))
+                defs = hed_sidecar(sidecar, version).get_def_dict(load_schema(version))
                 counts.add_descriptions(HedTypeDefs(defs, type_tag=type_tag))
             except Exception as exc:  # a sidecar hedtools cannot read: the figures without descriptions
                 logger.info("no definitions' descriptions for %s: %s", task, exc)
@@ -167,7 +155,7 @@ def matrix_name(path: str) -> str:
     return name[: -len("_events.tsv")] + "_design.tsv" if name.endswith("_events.tsv") else name + "_design.tsv"
 
 
-__all__ = ["ENCODINGS", "DesignError", "DesignFile", "check_design", "condition_levels", "design_file", "design_files",
+__all__ = ["ENCODINGS", "DesignError", "DesignFile", "check_design", "condition_levels", "design_file",
            "design_summary", "factor_table", "matrix_name"]
 
 
@@ -179,7 +167,7 @@ def condition_levels(sidecar: dict[str, Any], version: HedVersion, type_tag: str
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            defs = hed_sidecar(sidecar).get_def_dict(load_schema(version))
+            defs = hed_sidecar(sidecar, version).get_def_dict(load_schema(version))
             found = HedTypeDefs(defs, type_tag=type_tag).type_map
         except Exception as exc:  # a sidecar hedtools cannot read declares nothing
             logger.info("no %s definitions: %s", type_tag, exc)

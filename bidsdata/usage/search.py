@@ -129,6 +129,7 @@ class Store:
             self._refused.clear()
             self._rows.clear()
             self._events = 0
+            self.assembled = 0
 
 
 _store = Store()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import zipfile
-
 from unittest.mock import ANY
 
 import pytest
@@ -32,7 +31,8 @@ def test_search_answers_counts_and_a_page_of_rows(api, user, project, made_up):
     task = body["tasks"][0]
     assert task["task"] == "demo" and task["files"] == 3
     assert task["rows"] == sum(len(rows) for rows in expected.values())
-    assert task["matches"] == {q: sum(r[i] for rows in expected.values() for r in rows) for i, q in enumerate(QUERIES)}
+    assert task["matches"] == {q: sum(r[i] for rows in expected.values() for r in rows)
+                               for i, q in enumerate(QUERIES)}
     assert [f["file"] for f in task["per_file"]] == list(expected)
     rows = body["rows"]
     assert rows["task"] == "demo" and rows["page"] == 1 and rows["count"] == len(rows["results"])
@@ -44,8 +44,8 @@ def test_search_answers_counts_and_a_page_of_rows(api, user, project, made_up):
 
 
 def test_the_toggles_change_the_assembly(api, user, project, made_up):
-    answer = api(user).get(_url("dataset-search", project), {"q": "Def/Go-cond", "context": "false",
-                                                            "expand_defs": "true", "remove_types": "Condition-variable"})
+    answer = api(user).get(_url("dataset-search", project), {
+        "q": "Def/Go-cond", "context": "false", "expand_defs": "true", "remove_types": "Condition-variable"})
     expected = bare_search(made_up, "demo", ["Def/Go-cond"], include_context=False, replace_defs=True,
                            remove_types=("Condition-variable",))
     assert answer.json()["tasks"][0]["matches"]["Def/Go-cond"] == sum(r[0] for rows in expected.values() for r in rows)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.bidsdata.usage.hedtools_loop import MADE_UP_ROWS, bare_factors, bare_events, bare_search, events_text
+from tests.bidsdata.usage.hedtools_loop import MADE_UP_ROWS, bare_events, bare_factors, bare_search, events_text
 from tests.support.datasets import zip_folder
 from tests.usage.conftest import stored_sidecar
 
@@ -55,7 +55,7 @@ def test_hed_search_out_writes_every_matching_row(made_up, tmp_path):
         rows = list(csv.reader(handle, delimiter="\t"))
     assert rows[0] == ["file", "row", "onset", *QUERIES[:2]]
     expected = []
-    for path, manager, objects in bare_events(made_up, "demo"):
+    for path, manager, _objects in bare_events(made_up, "demo"):
         flags = bare_search(made_up, "demo", QUERIES[:2])[path]
         for index, row in enumerate(flags):
             if any(row):
@@ -72,7 +72,8 @@ def test_a_zip_searches_as_its_folder(made_up, tmp_path):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["Sensory-event &&"], "query 1 'Sensory-event &&' cannot be parsed at character 17: Parse error in get next token"),
+    (["Sensory-event &&"],
+     "query 1 'Sensory-event &&' cannot be parsed at character 17: Parse error in get next token"),
     (["Event", "(Red"], "query 2 '(Red' cannot be parsed at character 5: Parse error: Missing closing paren"),
     (["Event", "--task", "other"], "no task 'other'; this dataset has: demo"),
 ])
@@ -152,5 +153,5 @@ def test_a_project_is_searched_with_its_stored_sidecar(project, made_up, tmp_pat
             target.write_bytes(path.read_bytes())
     (tmp_path / "stored" / "task-demo_events.json").write_text(json.dumps(stored_sidecar(project)))
     out, _ = _run("hed_search", str(project.pk), *QUERIES, "--json")
-    matches, rows = _expected(tmp_path / "stored", QUERIES)
+    matches, _ = _expected(tmp_path / "stored", QUERIES)
     assert json.loads(out)["tasks"]["demo"]["matches"] == matches
