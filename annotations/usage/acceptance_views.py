@@ -137,4 +137,5 @@ def export_confirm(request: HttpRequest, pk: Any) -> HttpResponse:
     if not failing:
         return redirect(target)
     return render(request, "annotations/usage/confirm_export.html",
-                  {"project": project, "failing": failing, "target": target, "task": name})
+                  {"project": project, "failing": failing, "target": target, "task_name": name,
+                   "tasks": list(project.tasks.all())})
