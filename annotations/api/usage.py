@@ -10,6 +10,7 @@ Thin views over :mod:`annotations.usage`.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
 from typing import Any
 
 from django.http import FileResponse, StreamingHttpResponse
@@ -260,6 +261,8 @@ class AcceptanceRuleDetailView(APIView):
     def patch(self, request: Request, pk: Any, rule_id: int) -> Response:
         project, rule = self._rule(request, pk, rule_id)
         check_edit_project(request.user, project)
+        if not isinstance(request.data, Mapping):
+            raise ValidationError({"non_field_errors": ["send the rule's fields as an object"]})
         current = {f: getattr(rule, f) for f in RuleWriteSerializer().fields}
         body = RuleWriteSerializer(data={**current, **request.data})
         body.is_valid(raise_exception=True)
