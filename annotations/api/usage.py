@@ -30,6 +30,7 @@ from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets.selectors import project_for
 from annotations.models import AcceptanceRule, DatasetProject, DatasetTask, Expectation
 from annotations.usage import acceptance, services
+from annotations.usage.revisions import project_tasks
 from bidsdata.usage.assembly import TYPE_TAGS
 from bidsdata.usage.design import ENCODINGS, DesignError
 
@@ -71,7 +72,7 @@ def _page(request: Request) -> int:
 
 
 def _tasks(project: DatasetProject, name: str | None) -> list[DatasetTask]:
-    tasks = list(project.tasks.all())
+    tasks = project_tasks(project)
     if not name:
         return tasks
     chosen = [t for t in tasks if t.name == name]
@@ -216,7 +217,7 @@ class RuleWriteSerializer(serializers.Serializer):
 
 def _verdicts(project: DatasetProject) -> list[acceptance.TaskAcceptance]:
     rules = list(project.acceptance_rules.all())
-    return [acceptance.task_acceptance(task, rules) for task in project.tasks.all()]
+    return [acceptance.task_acceptance(task, rules) for task in project_tasks(project)]
 
 
 class AcceptanceRuleListView(APIView):
@@ -237,7 +238,7 @@ class AcceptanceRuleListView(APIView):
         body = RuleWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rule = acceptance.create_rule(project, **body.validated_data)
-        for task in project.tasks.all():
+        for task in project_tasks(project):
             if rule.applies_to(task.name):
                 acceptance.check_now(project, task)
         return Response(RuleSerializer(rule, context={"verdicts": _verdicts(project)}).data,
@@ -267,7 +268,7 @@ class AcceptanceRuleDetailView(APIView):
         body = RuleWriteSerializer(data={**current, **request.data})
         body.is_valid(raise_exception=True)
         acceptance.update_rule(rule, **body.validated_data)
-        for task in project.tasks.all():
+        for task in project_tasks(project):
             if rule.applies_to(task.name):
                 acceptance.check_now(project, task)
         return Response(RuleSerializer(rule, context={"verdicts": _verdicts(project)}).data)

@@ -33,7 +33,7 @@ from annotations.models import (
     Expectation,
     SidecarResult,
 )
-from annotations.usage.revisions import Revision, task_events
+from annotations.usage.revisions import Revision, project_tasks, task_events
 from annotations.usage.services import clean_queries, configured
 from bidsdata.usage import Options
 from bidsdata.usage.design import condition_levels
@@ -214,7 +214,7 @@ def project_failures(project: DatasetProject) -> list[AcceptanceCheck]:
     rules = list(project.acceptance_rules.all())
     if not rules:
         return []
-    return [check for task in project.tasks.all() for check in task_acceptance(task, rules).failing]
+    return [check for task in project_tasks(project) for check in task_acceptance(task, rules).failing]
 
 
 def check_now(project: DatasetProject, task: DatasetTask) -> list[AcceptanceCheck]:
@@ -227,7 +227,7 @@ def check_now(project: DatasetProject, task: DatasetTask) -> list[AcceptanceChec
 
 def check_project_now(project: DatasetProject) -> dict[str, Any]:
     """:func:`check_now` for every task: how many verdicts fail, per task."""
-    return {task.name: sum(1 for c in check_now(project, task) if not c.passed) for task in project.tasks.all()}
+    return {task.name: sum(1 for c in check_now(project, task) if not c.passed) for task in project_tasks(project)}
 
 
 __all__ = ["EVENT_TYPE_RULE", "TaskAcceptance", "add_default_rules", "check_acceptance_task", "check_now",

@@ -20,6 +20,7 @@ from annotations.errors import FieldError, caught
 from annotations.models import AcceptanceRule, DatasetProject
 from annotations.usage import acceptance
 from annotations.usage.forms import RuleForm
+from annotations.usage.revisions import project_tasks
 
 
 def _editable(request: HttpRequest, pk: Any) -> DatasetProject:
@@ -31,7 +32,7 @@ def _editable(request: HttpRequest, pk: Any) -> DatasetProject:
 
 def _verdicts(project: DatasetProject) -> list[acceptance.TaskAcceptance]:
     rules = list(project.acceptance_rules.all())
-    return [acceptance.task_acceptance(task, rules) for task in project.tasks.all()]
+    return [acceptance.task_acceptance(task, rules) for task in project_tasks(project)]
 
 
 @login_required
@@ -41,7 +42,7 @@ def acceptance_page(request: HttpRequest, pk: Any) -> HttpResponse:
     tasks = list(project.tasks.values_list("name", flat=True))
     return render(request, "annotations/usage/acceptance.html", {
         "project": project, "tab": "acceptance", "rules": list(project.acceptance_rules.all()),
-        "verdicts": _verdicts(project), "form": RuleForm(tasks=tasks), "tasks": list(project.tasks.all()),
+        "verdicts": _verdicts(project), "form": RuleForm(tasks=tasks), "tasks": project_tasks(project),
         "can_edit": can_edit_project(request.user, project)})
 
 
@@ -138,4 +139,4 @@ def export_confirm(request: HttpRequest, pk: Any) -> HttpResponse:
         return redirect(target)
     return render(request, "annotations/usage/confirm_export.html",
                   {"project": project, "failing": failing, "target": target, "task_name": name,
-                   "tasks": list(project.tasks.all())})
+                   "tasks": project_tasks(project)})

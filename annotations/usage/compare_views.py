@@ -13,14 +13,14 @@ from annotations.datasets.selectors import project_for
 from annotations.errors import NotFound, on_form
 from annotations.usage.comparisons import compare_revisions
 from annotations.usage.forms import CompareForm
-from annotations.usage.revisions import task_revisions
+from annotations.usage.revisions import project_tasks, task_revisions
 
 
 @login_required
 @require_GET
 def compare_page(request: HttpRequest, pk: Any) -> HttpResponse:
     project = project_for(request.user, pk)
-    tasks = list(project.tasks.all())
+    tasks = project_tasks(project)
     form = CompareForm(request.GET or None)
     name = request.GET.get("task") or (tasks[0].name if tasks else "")
     task = next((t for t in tasks if t.name == name), None)

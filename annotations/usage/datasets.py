@@ -13,7 +13,7 @@ from pathlib import Path
 
 from annotations.datasets.uploads import upload_limits
 from annotations.models import DatasetProject
-from annotations.usage.revisions import revision_of, task_events
+from annotations.usage.revisions import project_tasks, revision_of, task_events
 from bidsdata.archive import DatasetError, read_folder, read_zip
 from bidsdata.usage import TaskEvents
 from bidsdata.usage.sources import HedVersion, dataset_version, task_sources, tasks_of
@@ -60,7 +60,7 @@ def open_dataset(dataset: str, task: str | None = None) -> Dataset:
             project = _project(dataset)
             if project is None:
                 raise DatasetUnusable(f"{dataset}: not a BIDS folder, a zip of one, or a dataset project's id")
-            tasks = {t.name: t for t in project.tasks.all()}
+            tasks = {t.name: t for t in project_tasks(project)}
             chosen = _chosen(sorted(tasks), task)
             events = [task_events(project, tasks[name], revision_of(project, tasks[name])) for name in chosen]
             return Dataset(name=project.name, version=events[0].version if events else project.schema_version,

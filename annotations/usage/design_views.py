@@ -15,6 +15,7 @@ from annotations.datasets.selectors import project_for
 from annotations.errors import FieldError, caught
 from annotations.usage import services
 from annotations.usage.forms import DesignForm
+from annotations.usage.revisions import project_tasks
 from bidsdata.usage.design import DesignError
 
 ZIP_SPOOL_BYTES = 8 * 2**20
@@ -37,7 +38,7 @@ def design_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
     project = project_for(request.user, pk)
     task_row = get_object_or_404(project.tasks, name=task)
     context: dict[str, Any] = {"project": project, "task": task_row, "tab": "design", "form": DesignForm(request.GET
-                               or None), "tasks": list(project.tasks.all())}
+                               or None), "tasks": project_tasks(project)}
     with caught() as outcome:
         type_tag, encoding = _design_choice(request)
         context.update(type_tag=type_tag, encoding=encoding,
@@ -84,7 +85,7 @@ def summary_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
     project = project_for(request.user, pk)
     task_row = get_object_or_404(project.tasks, name=task)
     context: dict[str, Any] = {"project": project, "task": task_row, "tab": "summary",
-                               "tasks": list(project.tasks.all()), "bar_width": BAR_WIDTH}
+                               "tasks": project_tasks(project), "bar_width": BAR_WIDTH}
     with caught() as outcome:
         found = services.task_summary(request.user, project, task_row)
         chart = bars(found["groups"], found["total_events"])

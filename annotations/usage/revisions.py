@@ -32,6 +32,13 @@ from bidsdata.usage.sources import digest, source_key
 
 UPLOADED = "uploaded"
 """The revision that is the lab's upload, as it came."""
+TASK_FIELDS = ("id", "project_id", "name", "sidecar_name", "events_files")
+"""What a search reads of a task (never its stored sidecar, large, which pages must not sort)."""
+
+
+def project_tasks(project: DatasetProject) -> list[DatasetTask]:
+    """*project*'s tasks by name, with only what a search and the tabs read (:data:`TASK_FIELDS`)."""
+    return list(project.tasks.only(*TASK_FIELDS))
 
 
 @dataclass(frozen=True)
@@ -124,4 +131,4 @@ def task_events(project: DatasetProject, task: DatasetTask, revision: Revision) 
                                       json.dumps(version)))
 
 
-__all__ = ["UPLOADED", "Revision", "revision_of", "task_events", "task_revisions"]
+__all__ = ["TASK_FIELDS", "UPLOADED", "Revision", "project_tasks", "revision_of", "task_events", "task_revisions"]

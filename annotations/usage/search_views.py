@@ -25,7 +25,7 @@ from annotations.limits import check_query_length
 from annotations.models import DatasetProject, DatasetTask, SavedQuery
 from annotations.usage import services
 from annotations.usage.forms import TOGGLES, SavedQueryForm, SearchForm
-from annotations.usage.revisions import task_revisions
+from annotations.usage.revisions import project_tasks, task_revisions
 from bidsdata.usage import check_query
 
 MAX_CHECKED_LINES = 20
@@ -39,7 +39,7 @@ def _editable(request: HttpRequest, pk: Any) -> DatasetProject:
 
 
 def _tasks(project: DatasetProject, name: str) -> list[DatasetTask]:
-    tasks = list(project.tasks.all())
+    tasks = project_tasks(project)
     if not name:
         return tasks
     chosen = [t for t in tasks if t.name == name]
@@ -89,7 +89,7 @@ def search_page(request: HttpRequest, pk: Any) -> HttpResponse:
     project = project_for(request.user, pk)
     form = SearchForm(request.GET or None)
     context: dict[str, Any] = {"project": project, "form": form, "toggles": TOGGLES, "tab": "search",
-                               "tasks": list(project.tasks.all()), "can_edit": can_edit_project(request.user, project),
+                               "tasks": project_tasks(project), "can_edit": can_edit_project(request.user, project),
                                "saved": list(project.saved_queries.all()), "save_form": SavedQueryForm()}
     chosen = next((t for t in context["tasks"] if t.name == request.GET.get("task")), None)
     context["revisions"] = task_revisions(project, chosen) if chosen is not None else []
