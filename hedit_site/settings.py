@@ -291,7 +291,7 @@ HEDIT_VALIDATION_WORKERS = max(0, int(os.environ.get("HEDIT_VALIDATION_WORKERS",
 # Search processes, each keeping the assembled HED of the sidecar revisions it owns (0: as many as the validation
 # pool; below 0: searches run in the asking process). HEDIT_SEARCH_STORE_EVENTS bounds what each one keeps.
 HEDIT_SEARCH_PROCESSES = int(os.environ.get("HEDIT_SEARCH_PROCESSES", "0") or 0)
-HEDIT_SEARCH_STORE_EVENTS = int(os.environ.get("HEDIT_SEARCH_STORE_EVENTS", "200000") or 200000)
+HEDIT_SEARCH_STORE_EVENTS = int(os.environ.get("HEDIT_SEARCH_STORE_EVENTS", "100000") or 100000)
 # Form and JSON bodies held in memory; uploaded files past FILE_UPLOAD_MAX_MEMORY_SIZE go to disk.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("HEDIT_MAX_FORM_BYTES", str(1024 * 1024)))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024

@@ -29,8 +29,8 @@ from bidsdata.usage.sources import EventsSource, HedVersion, NeedTexts
 
 logger = logging.getLogger(__name__)
 
-STORE_EVENTS = 200_000
-"""Events whose assembled HED one process keeps (some kilobytes each); past it the least recently used go."""
+STORE_EVENTS = 100_000
+"""Events whose assembled HED one process keeps (about 3.5 KB each: 350 MB); past it the least recently used go."""
 STORE_ANSWERS = 20_000
 """(file, query) answers one process keeps (a byte per event each)."""
 

@@ -98,3 +98,20 @@ def test_a_source_key_names_schema_sidecar_and_text():
                                   "8.4.0").key
     # Two files of one text and sidecar share a key: assembled once, each answered under its own path.
     assert make_source("b_events.tsv", text, {"x": {"HED": "Red"}}, "8.4.0").path == "b_events.tsv"
+
+
+def test_a_task_larger_than_the_store_is_searched_a_file_at_a_time(made_up):
+    events = _events(made_up)
+    expected = events.counts(["Sensory-event", "Participant-response"])
+    store().clear()
+    bound = store().max_events
+    store().max_events = 8  # fewer than two files' events
+    try:
+        first = events.counts(["Sensory-event", "Participant-response"])
+        again = events.counts(["Red"])  # files let go meanwhile: their texts sent again, assembled again
+        rows = list(events.rows(["Sensory-event"]))
+    finally:
+        store().max_events = bound
+    assert first.to_dict() == expected.to_dict()
+    assert again.matches[0] > 0 and len(rows) == expected.matches[0]
+    assert store().assembled > len(events.sources)
