@@ -13,6 +13,9 @@ Two windows, one for each kind of cost:
 - **Validation** (``HEDIT_VALIDATE_RATE``, default 60/minute) is counted per process in Django's cache
   over a fixed window (:func:`validation_wait`): it protects the CPU of the process that validates. The
   page and the API count separately (``scope``), at the same rate.
+- **HED queries** over a dataset (``HEDIT_QUERY_RATE``, default 120/minute: searches, design matrices,
+  summaries and compares) are counted the same way (:func:`check_query_rate`); a query string is at most
+  :data:`MAX_QUERY_CHARS` characters (:func:`check_query_length`).
 
 A rate reads ``N/second``, ``N/minute``, ``N/hour``, ``N/day`` or ``N/5m`` (:func:`parse_rate`);
 ``none`` turns a limit off. Going past a limit raises :class:`QuotaExceeded` (429 with ``retry_after``).
@@ -35,12 +38,13 @@ from django.db import transaction
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
-from annotations.errors import QuotaExceeded
+from annotations.errors import FieldError, QuotaExceeded
 from annotations.models import AnnotationSession, EvaluationBatch
+from bidsdata.usage.queries import MAX_QUERY_CHARS
 
 # The defaults when a setting is missing altogether; hedit_site/settings.py reads the same ones from the environment.
 DEFAULT_RATES = {"HEDIT_RUN_RATE": "60/hour", "HEDIT_DATASET_RATE": "2000/day", "HEDIT_VALIDATE_RATE": "60/minute",
-                 "HEDIT_EVALUATION_RATE": "2000/day"}
+                 "HEDIT_EVALUATION_RATE": "2000/day", "HEDIT_QUERY_RATE": "120/minute"}
 
 _PERIODS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600,
             "d": 86400, "day": 86400}
@@ -178,12 +182,33 @@ def check_evaluation_quota(user: Any, count: int) -> None:
 
 def validation_wait(user: Any, scope: str = "page") -> int:
     """0 when *user* may validate now (and counts this one), else the seconds until they may."""
-    rate = rate_of("HEDIT_VALIDATE_RATE")
+    return _window_wait("HEDIT_VALIDATE_RATE", f"validate:{scope}", user)
+
+
+def check_query_rate(user: Any, scope: str = "page") -> None:
+    """Count one HED query of *user* (a search, design, summary or compare); :class:`QuotaExceeded` past
+    ``HEDIT_QUERY_RATE`` (the page and the API count apart)."""
+    wait = _window_wait("HEDIT_QUERY_RATE", f"query:{scope}", user)
+    if wait:
+        rate = rate_of("HEDIT_QUERY_RATE")
+        raise QuotaExceeded(f"You have run many HED queries just now; the limit is {rate.label if rate else ''} "
+                            f"(HEDIT_QUERY_RATE). Try again in {wait_text(wait)}.", retry_after=wait)
+
+
+def check_query_length(text: str, field: str = "q") -> None:
+    """:class:`FieldError` on *field* for a query string past :data:`MAX_QUERY_CHARS` characters."""
+    if len(text) > MAX_QUERY_CHARS:
+        raise FieldError(field, f"a query is at most {MAX_QUERY_CHARS:,} characters, not {len(text):,}")
+
+
+def _window_wait(setting: str, scope: str, user: Any) -> int:
+    """0 when *user* is within *setting*'s rate in this fixed window (and counts this one), else the wait."""
+    rate = rate_of(setting)
     if rate is None:
         return 0
     now = time.time()
     window = int(now // rate.seconds)
-    key = f"hedit:validate:{scope}:{getattr(user, 'pk', None)}:{window}"
+    key = f"hedit:{scope}:{getattr(user, 'pk', None)}:{window}"
     cache.add(key, 0, timeout=rate.seconds + 1)
     try:
         count = cache.incr(key)

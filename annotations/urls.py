@@ -13,4 +13,5 @@ urlpatterns = [
     path("", include("annotations.llm.urls")),
     path("", include("annotations.datasets.urls")),
     path("", include("annotations.evaluation.urls")),
+    path("", include("annotations.usage.urls")),
 ]

@@ -110,6 +110,11 @@ def _start_worker() -> None:
     delays.install()  # forked children inherit it; fresh ones install it here
 
 
+start_worker = _start_worker
+"""What each worker process runs first (this pool's, and any other bounded pool of worker processes such as the
+search processes of :mod:`bidsdata.usage.workers`): niced, dying with its parent, the Delay split installed."""
+
+
 def shared_pool() -> tuple[concurrent.futures.ProcessPoolExecutor, int]:
     """This process's one validation pool (created at first use, reused by every call, shut down at exit)."""
     global _pool, _pool_pid
@@ -143,4 +148,4 @@ def drop_pool(broken: concurrent.futures.ProcessPoolExecutor | None = None) -> N
 atexit.register(drop_pool)
 
 __all__ = ["FORKSERVER_PRELOAD", "WORKER_NICENESS", "available_cores", "configure_pool", "drop_pool",
-           "in_pool_worker", "pool_size", "shared_pool", "start_method"]
+           "in_pool_worker", "pool_size", "shared_pool", "start_method", "start_worker"]

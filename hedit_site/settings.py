@@ -273,6 +273,8 @@ HEDIT_EVALUATION_MAX_ITEMS = os.environ.get("HEDIT_EVALUATION_MAX_ITEMS") or "50
 HEDIT_EVALUATION_CONCURRENCY = os.environ.get("HEDIT_EVALUATION_CONCURRENCY") or "2"
 # Validating a HED string: per user, on the page and through the API (same rate, separate counts).
 HEDIT_VALIDATE_RATE = os.environ.get("HEDIT_VALIDATE_RATE") or "60/minute"
+# HED queries over a dataset (search, design matrices, summaries, compare) per user, per process.
+HEDIT_QUERY_RATE = os.environ.get("HEDIT_QUERY_RATE") or "120/minute"
 HEDIT_MAX_JSON_DEPTH = int(os.environ.get("HEDIT_MAX_JSON_DEPTH", "32"))
 
 # Request bodies: refused from the Content-Length (or as they stream in) before they are read.
@@ -291,6 +293,10 @@ HEDIT_QUALITY_MAX_ROWS = int(os.environ.get("HEDIT_QUALITY_MAX_ROWS", "20000"))
 # The processes that validate events files: one pool per server process, shared by every validation
 # (bidsdata.pool.shared_pool). 0: one per core this process may use.
 HEDIT_VALIDATION_WORKERS = max(0, int(os.environ.get("HEDIT_VALIDATION_WORKERS", "0") or 0))
+# Search processes, each keeping the assembled HED of the sidecar revisions it owns (0: as many as the validation
+# pool; below 0: searches run in the asking process). HEDIT_SEARCH_STORE_EVENTS bounds what each one keeps.
+HEDIT_SEARCH_PROCESSES = int(os.environ.get("HEDIT_SEARCH_PROCESSES", "0") or 0)
+HEDIT_SEARCH_STORE_EVENTS = int(os.environ.get("HEDIT_SEARCH_STORE_EVENTS", "100000") or 100000)
 # Form and JSON bodies held in memory; uploaded files past FILE_UPLOAD_MAX_MEMORY_SIZE go to disk.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("HEDIT_MAX_FORM_BYTES", str(1024 * 1024)))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024

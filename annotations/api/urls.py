@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from annotations.api import dataset_questions, datasets, docs, evaluation, tokens, views
+from annotations.api import dataset_questions, datasets, docs, evaluation, tokens, usage, views
 
 app_name = "api"
 
@@ -20,6 +20,11 @@ urlpatterns = [
     path("datasets/<uuid:pk>/sidecar/", datasets.DatasetSidecarView.as_view(), name="dataset-sidecar"),
     path("datasets/<uuid:pk>/download/", datasets.DatasetDownloadView.as_view(), name="dataset-download"),
     path("evaluation/", evaluation.EvaluationTableView.as_view(), name="evaluation"),
+    path("datasets/<uuid:pk>/search/", usage.DatasetSearchView.as_view(), name="dataset-search"),
+    path("datasets/<uuid:pk>/design/", usage.DatasetDesignView.as_view(), name="dataset-design"),
+    path("datasets/<uuid:pk>/summary/", usage.DatasetSummaryView.as_view(), name="dataset-summary"),
+    path("datasets/<uuid:pk>/rules/", usage.AcceptanceRuleListView.as_view(), name="dataset-rules"),
+    path("datasets/<uuid:pk>/rules/<int:rule_id>/", usage.AcceptanceRuleDetailView.as_view(), name="dataset-rule"),
     path("validate/", views.ValidateView.as_view(), name="validate"),
     path("export/", views.ExportView.as_view(), name="export"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

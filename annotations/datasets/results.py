@@ -25,6 +25,7 @@ from annotations.datasets.selectors import LevelState, level_states, project_fil
 from annotations.datasets.sidecars import TaskSidecar, sidecar_key, task_digest, task_events, task_sidecar
 from annotations.models import DatasetProject, DatasetTask, SidecarResult
 from annotations.runs.broadcasts import broadcast_progress
+from annotations.usage.acceptance import revision_stored
 from bidsdata import quality as hed_quality
 from bidsdata.archive import DatasetFiles
 from bidsdata.assembly import DroppedTags
@@ -78,6 +79,7 @@ def _store(result: TaskSidecar, digest: str) -> None:
             SidecarResult.objects.update_or_create(task=result.task, digest=digest, defaults=row)
     except IntegrityError:  # stored by another worker at the same moment: the same content
         return
+    revision_stored(result.task, digest)  # the project's acceptance rules checked on the new revision
     old = SidecarResult.objects.filter(task=result.task).values_list("pk", flat=True)[KEEP_RESULTS:]
     SidecarResult.objects.filter(pk__in=list(old)).delete()
 

@@ -23,9 +23,12 @@ from annotations.models.runs import (
     SessionStatus,
     ValidationIssueRecord,
 )
+from annotations.models.usage import AcceptanceCheck, AcceptanceRule, Expectation, SavedQuery
 
 __all__ = [
     "FINISHED_STATUSES",
+    "AcceptanceCheck",
+    "AcceptanceRule",
     "AgentStepRecord",
     "AnnotationSession",
     "ColumnKind",
@@ -37,6 +40,7 @@ __all__ = [
     "EvaluationBatch",
     "EvaluationItem",
     "EvaluationSet",
+    "Expectation",
     "FeedbackMessage",
     "Iteration",
     "JobStatus",
@@ -44,6 +48,7 @@ __all__ = [
     "LLMResponseCache",
     "Review",
     "Revision",
+    "SavedQuery",
     "SessionStatus",
     "SetSource",
     "SidecarResult",

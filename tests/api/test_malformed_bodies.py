@@ -17,7 +17,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from annotations.datasets import services
-from annotations.models import DatasetColumn, DatasetLevel
+from annotations.models import AcceptanceRule, DatasetColumn, DatasetLevel
 from bidsdata.archive import read_uploads
 from tests.datasets.conftest import EVENTS, SIDECAR
 from tests.support.reviews import make_session
@@ -68,7 +68,9 @@ def filled(user):
                           ("task-faces_events.json", json.dumps(SIDECAR).encode())])
     project = services.import_dataset(user=user, files=files, name="tiny")
     values = {"uuid:pk": None, "int:column_id": DatasetColumn.objects.filter(task__project=project).first().pk,
-              "int:level_id": DatasetLevel.objects.filter(column__task__project=project).first().pk}
+              "int:level_id": DatasetLevel.objects.filter(column__task__project=project).first().pk,
+              "int:rule_id": AcceptanceRule.objects.create(project=project, name="r", query="Event",
+                                                           expect="none").pk}
     session = make_session(user)
 
     def fill(route: str) -> str:
