@@ -94,8 +94,18 @@ def test_a_condition_two_events_at_one_onset_share_is_nested_into_each_event(tmp
     assert errors == [] and checks == []
 
 
+def test_codes_the_word_columns_decide_get_no_hed_of_their_own(tmp_path):
+    sidecar, composition, (errors, _, _) = _composed(tmp_path)
+    assert "HED" not in sidecar["code"] and errors == []
+    assert {n.level for n in composition.notes if n.column == "code" and n.redundant} == set(ANNOTATIONS["code"])
+
+
 def test_codes_that_say_the_same_are_told_apart_by_the_conditions_their_rows_are_in(tmp_path):
-    sidecar, _, (errors, _, _) = _composed(tmp_path)
+    # Code 23 shares its row's words with code 21: the words no longer decide the code, so it is annotated.
+    events = EVENTS + "9.5\t0\tflash\t23\tchime\thigh\n"
+    annotations = {**ANNOTATIONS, "code": {**ANNOTATIONS["code"], "23": "Event"}}
+    sidecar, _ = composed_sidecar(task_of(events, SIDECAR), annotations, events)
+    errors, _, _ = verdicts(sidecar, events, tmp_path)
     codes = sidecar["code"]["HED"]
     assert codes["11"] != codes["21"]
     assert "Def/Low" in codes["11"] and "Def/High" in codes["21"]  # every row of 11 is a low-load row
