@@ -9,6 +9,7 @@ level's run).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
@@ -76,14 +77,29 @@ def set_column_kind(column: DatasetColumn, kind: Any) -> DatasetColumn:
     return column
 
 
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Me"})
+"""Unicode categories that show nothing on their own: controls, formats (zero-width space and joiners, BOM,
+direction marks), surrogates, private use, unassigned, separators and marks that only combine."""
+
+
+def visible(char: str) -> bool:
+    """Whether *char* shows something on a page (a letter, digit, punctuation, symbol)."""
+    return unicodedata.category(char) not in _INVISIBLE
+
+
 def clean_text(value: Any, field: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:
     """*value* as one line of text for *field* (a description, an answer, a template), or a
-    :class:`DatasetRequestError` naming *field*: every text a lab writes into a project passes here."""
+    :class:`DatasetRequestError` naming *field*: every text a lab writes into a project passes here (the page's
+    answer box and level form, the API, the command line's ``--descriptions`` and the lab's table), so one rule
+    refuses an empty text, one of only invisible characters (zero-width spaces, controls), or an overlong one."""
     if not isinstance(value, str):
         raise DatasetRequestError(field, f"{field} must be text")
     text = " ".join(value.split())
     if not text:
         raise DatasetRequestError(field, f"{field} must not be empty")
+    if not any(visible(ch) for ch in text):
+        raise DatasetRequestError(field, f"{field} has no visible character: only zero-width, control or other "
+                                  "invisible characters")
     if len(text) > limit:
         raise DatasetRequestError(field, f"{field} is {len(text)} characters; the limit is {limit}")
     if "\x00" in text:
