@@ -9,11 +9,11 @@ from django.template.loader import render_to_string
 
 from annotations.datasets.job_progress import job_progress
 from annotations.datasets.questions import OpenQuestion, project_questions, shared_questions
+from annotations.datasets.results import settled_status
 from annotations.datasets.selectors import (
     STATUS_LABELS,
     STATUSES,
     LevelState,
-    current_status,
     level_state,
     level_states,
     progress,
@@ -39,8 +39,8 @@ def page_context(project: DatasetProject, *, status: str = "", paged_task: str =
     *can_edit* (``access.can_edit_project``) shows the edit forms; a reviewer who only sees the project gets none,
     since the server would refuse what they post.
     """
-    current_status(project)
     states = level_states(project)
+    project.status = settled_status(project, states)  # "done" only with every current sidecar stored
     shown_of: dict[int, list[LevelState]] = {}
     for state in states:
         if not status or state.status == status:
@@ -96,7 +96,7 @@ def _counts(states: list[LevelState]) -> dict[str, Any]:
 def counts_fragment(project: DatasetProject) -> str:
     states = level_states(project)
     project.refresh_from_db(fields=["status", "error"])
-    current_status(project)
+    project.status = settled_status(project, states)
     return render_to_string("annotations/datasets/partials/counts.html",
                             {"project": project, **_counts(states), "job": job_progress(project),
                              "status_filter": "", "oob": True})

@@ -23,7 +23,7 @@ from annotations.datasets.computations import once
 from annotations.datasets.leases import ask_task, heartbeat, release_task, renew_task
 from annotations.datasets.selectors import LevelState, level_states, project_files, validation_version
 from annotations.datasets.sidecars import TaskSidecar, sidecar_key, task_digest, task_events, task_sidecar
-from annotations.models import DatasetProject, DatasetTask, SidecarResult
+from annotations.models import DatasetProject, DatasetTask, JobStatus, SidecarResult
 from annotations.runs.broadcasts import broadcast_progress
 from bidsdata import quality as hed_quality
 from bidsdata.archive import DatasetFiles
@@ -143,6 +143,33 @@ def current_sidecar(project: DatasetProject, task: DatasetTask, *, states: list[
     return TaskSidecar(task=task, sidecar={}, states=mine, pending=True)
 
 
+def stale_tasks(project: DatasetProject, states: list[LevelState] | None = None, *,
+                ask: bool = True) -> list[DatasetTask]:
+    """The tasks whose sidecar for the current annotations is not stored (an edit, a review or an answer came
+    after the job); with *ask*, the background task asked for each (once per lease, as a page asks)."""
+    states = level_states(project) if states is None else states
+    tasks = list(project.tasks.all())
+    stored = set(SidecarResult.objects.filter(task__project=project).values_list("task_id", "digest"))
+    stale = []
+    for task in tasks:
+        digest = task_digest(project, task, states)
+        if (task.pk, digest) in stored:
+            continue
+        stale.append(task)
+        if ask and ask_task(task, digest):
+            transaction.on_commit(lambda task=task: validate_sidecar_task.enqueue(str(project.pk), task.pk))
+    return stale
+
+
+def settled_status(project: DatasetProject, states: list[LevelState] | None = None) -> str:
+    """The project's status as it is true now: the job's ``done`` stands only while every task's sidecar for the
+    current annotations is stored (so the sidecar answers 200 at once); after an edit, a correction or a review
+    it reads ``validating`` until the background task stored it (asked for here). Other phases are the job's."""
+    if project.status != JobStatus.DONE:
+        return project.status
+    return JobStatus.VALIDATING if stale_tasks(project, states) else project.status
+
+
 def store_current(project: DatasetProject) -> None:
     """Every task's sidecar for the project's current annotations stored (the dataset job's validating phase).
 
@@ -197,5 +224,5 @@ def validate_sidecar_task(project_id: str, task_id: int) -> str:
     return "valid" if result.is_valid else "invalid"
 
 
-__all__ = ["current_sidecar", "refresh_project", "refresh_sidecar", "store_current", "validate_sidecar_task",
-           "write_zip"]
+__all__ = ["current_sidecar", "refresh_project", "refresh_sidecar", "settled_status", "stale_tasks", "store_current",
+           "validate_sidecar_task", "write_zip"]
