@@ -21,14 +21,14 @@ from annotations.datasets.forms import ColumnKindForm, DatasetUploadForm, LevelD
 from annotations.datasets.fragments import LEVEL_FILTERS, page_context, task_levels_context
 from annotations.datasets.level_views import level_page_context
 from annotations.datasets.levels import next_needing_work
-from annotations.datasets.results import current_sidecar, refresh_sidecar
+from annotations.datasets.quality import task_quality
+from annotations.datasets.results import refresh_sidecar
 from annotations.datasets.selectors import (
     level_states,
     next_to_review,
     project_for,
     validation_version,
     visible_projects,
-    without_hed,
 )
 from annotations.datasets.sidecars import spreadsheet
 from annotations.datasets.uploads import files_from_uploads
@@ -205,7 +205,8 @@ def task_sidecar_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
     if fmt not in ("", "json", "tsv"):
         return HttpResponse("format must be json or tsv", status=400, content_type="text/plain")
     # A download is asked for on purpose: it waits for the sidecar; the page shows what is stored at once.
-    result = refresh_sidecar(project, task_row) if fmt else current_sidecar(project, task_row)
+    checked = None if fmt else task_quality(project, task_row)
+    result = refresh_sidecar(project, task_row) if checked is None else checked.result
     if fmt == "json":
         response = HttpResponse(json.dumps(result.sidecar, indent=2, ensure_ascii=False) + "\n",
                                 content_type="application/json")
@@ -216,10 +217,9 @@ def task_sidecar_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
         name = task_row.sidecar_name.removesuffix(".json") + "_hed.tsv"
         response["Content-Disposition"] = content_disposition_header(True, name)
         return response
-    columns = sum(1 for m in result.missing if m.level is None)
+    assert checked is not None
     context = {"project": project, "task": task_row, "result": result, "rows": result.issue_rows(),
-               "awaiting": without_hed(len(result.missing) - columns, columns),
-               "version": validation_version(project),
+               "verdict": checked.verdict, "version": validation_version(project),
                "preview": json.dumps(result.sidecar, indent=2, ensure_ascii=False)}
     return render(request, "annotations/datasets/sidecar.html", context)
 
