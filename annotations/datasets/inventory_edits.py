@@ -18,6 +18,7 @@ from django.db import transaction
 from annotations.datasets.errors import DatasetRequestError
 from annotations.models import ColumnKind, DatasetColumn, DatasetFile, DatasetLevel, DatasetProject
 from bidsdata.columns import made_up_description
+from bidsdata.patterns import column_values, pattern_counts, pattern_description
 from bidsdata.schemas import validate_hed_string
 from bidsdata.tsv import NA_VALUES, rows
 from bidsdata.value_templates import propose_value_template
@@ -60,20 +61,27 @@ def set_column_kind(column: DatasetColumn, kind: Any) -> DatasetColumn:
     project = column.task.project
     if kind == ColumnKind.CATEGORICAL and not column.levels.exists():
         counts = _column_values(project, column)
-        if len(counts) > MAX_LEVELS_PER_COLUMN:
-            raise DatasetRequestError("kind", f"column {column.name} has more than {MAX_LEVELS_PER_COLUMN} distinct "
-                                      "values: that many levels make it a value column")
+        levels = [DatasetLevel(column=column, value=value, count=count,
+                               description=made_up_description(column.name, value), needs_description=True)
+                  for value, count in sorted(counts.items())]
+        if len(counts) > MAX_LEVELS_PER_COLUMN:  # too many to annotate one by one: by form, if they have a few
+            files = DatasetFile.objects.filter(project=project, path__in=column.task.events_files)
+            forms = pattern_counts(column_values(files.values_list("text", flat=True).iterator(), column.name))
+            if forms is None:
+                raise DatasetRequestError("kind", f"column {column.name} has more than {MAX_LEVELS_PER_COLUMN} "
+                                          "distinct values, and they are not a few forms of marker strings: skip "
+                                          "it, or give it a # template")
+            column.by_pattern = True
+            levels = [DatasetLevel(column=column, value=form, count=count, description=pattern_description(form),
+                                   needs_description=True) for form, count in sorted(forms.items())]
         if not counts:
             raise DatasetRequestError("kind", f"column {column.name} has no values to annotate as levels")
-        DatasetLevel.objects.bulk_create([
-            DatasetLevel(column=column, value=value, count=count,
-                         description=made_up_description(column.name, value), needs_description=True)
-            for value, count in sorted(counts.items())])
+        DatasetLevel.objects.bulk_create(levels)
     if kind == ColumnKind.VALUE and not column.template:
         column.template = propose_value_template(column.name, description=column.description, units=column.units,
                                                  sample_values=column.sample_values, hed_version=project.schema_version)
     column.kind = kind
-    column.save(update_fields=["kind", "template"])
+    column.save(update_fields=["kind", "template", "by_pattern"])
     return column
 
 

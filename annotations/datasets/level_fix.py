@@ -20,6 +20,7 @@ from annotations.datasets.selectors import LevelState, TaskVerdict
 from annotations.errors import Forbidden
 from annotations.models import AnnotationSession, DatasetLevel, DatasetProject, Revision
 from annotations.review import services as reviews
+from bidsdata.patterns import marker_pattern
 
 logger = logging.getLogger(__name__)
 
@@ -46,9 +47,10 @@ def level_fix(project: DatasetProject, level: DatasetLevel, states: list[LevelSt
     issues = [row for row in checked.result.issue_rows()
               if (row.get("state") is not None and row["state"].level.pk == level.pk)
               or (row.get("column") == level.column.name and row.get("level") == level.value)]
-    mine = (level.column.name, level.value)
-    rows = [line for line in checked.preview
-            if mine in line.row.values or any(s.level_id == level.pk for s in line.sources)]
+    column = level.column.name
+    rows = [line for line in checked.preview  # a pattern column's level is its form: the rows of its strings
+            if any(c == column and (v == level.value or (level.column.by_pattern and marker_pattern(v) == level.value))
+                   for c, v in line.row.values) or any(s.level_id == level.pk for s in line.sources)]
     return LevelFix(issues=issues, rows=rows, pending=checked.pending, verdict=checked.verdict)
 
 

@@ -15,6 +15,7 @@ from annotations.datasets.results import current_sidecar, stored_quality
 from annotations.datasets.selectors import LevelState, TaskVerdict, level_states, status_counts, task_verdict
 from annotations.datasets.sidecars import TaskSidecar
 from annotations.models import ColumnKind, DatasetColumn, DatasetProject, DatasetTask
+from bidsdata.patterns import marker_pattern
 from bidsdata.quality import PreviewRow, Quality
 
 
@@ -74,6 +75,7 @@ class TaskQuality:
         mine = {(s.level.column.name, s.level.value) for s in self.result.states}
         asked = {(s.level.column.name, s.level.value) for s in self.result.states if s.open_question}
         vague = {(str(c), str(lv)) for c, lv in (self.quality.vague if self.quality else [])}
+        vague |= {(c, marker_pattern(lv)) for c, lv in vague}  # a pattern column's strings: their form's level
         return asked | (vague & mine)
 
     @property
@@ -109,7 +111,8 @@ def _lines(task: DatasetTask, states: list[LevelState], preview: list[PreviewRow
         columns = dict(DatasetColumn.objects.filter(task=task).exclude(kind=ColumnKind.SKIP)
                        .values_list("name", "pk"))
         for line in lines:
-            line.sources = [Source(c, lv, levels.get((c, lv)), columns.get(c)) for c, lv in line.row.sources]
+            line.sources = [Source(c, lv, levels.get((c, lv)) or levels.get((c, marker_pattern(lv or ""))),
+                                   columns.get(c)) for c, lv in line.row.sources]
     return lines
 
 

@@ -172,7 +172,8 @@ def test_answering_on_the_page_swaps_the_question_in_place(client, user, project
     assert body.lstrip().startswith("<li") and 'data-answered="true"' in body
     assert "A red circle appears." in body and f'href="#level-{six.pk}"' in body and "Queued" in body
     assert AnnotationSession.objects.get().dataset_level == six
-    assert client.post(url, {"level_id": 999999, "answer": "x"}, HTTP_HX_REQUEST="true").status_code == 404
+    gone = client.post(url, {"level_id": 999999, "answer": "x"}, HTTP_HX_REQUEST="true")  # said in place, no 404 page
+    assert gone.status_code == 409 and "no longer asked" in gone.content.decode()
     page = client.get(project.get_absolute_url()).content.decode()
     assert "What does <code>6</code> mean" not in page  # answered: no longer a question
 
