@@ -65,6 +65,14 @@ def correct_level(project: DatasetProject, state: LevelState, user: Any, hed: An
     session = AnnotationSession.objects.filter(pk=session_id).first() if session_id else None
     if session is None:
         raise reviews.ReviewError("hed", "this level has no run yet: annotate it first, then correct its annotation")
-    revision = reviews.correct_annotation(session, user, hed, level_owner=True)
+    try:
+        revision = reviews.correct_annotation(session, user, hed, level_owner=True)
+    except reviews.CorrectionRefused as refused:
+        # The review page keeps drafts; this page has no draft to save: the lab fixes it here, with the preview.
+        errors = [i for i in refused.issues if i["severity"] == "error"]
+        first = errors[0]["message"] if errors else "it does not validate"
+        raise reviews.ReviewError("hed", f"The correction does not validate ({len(errors)} error"
+                                  f"{'s' if len(errors) != 1 else ''}; first: {first}). Fix it: the check "
+                                  "under the box shows each issue as you type.") from None
     logger.info("level %s corrected by %s on its page", state.level.pk, user)
     return revision

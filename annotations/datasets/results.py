@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django_tasks import task as background_task
 
+from agents.schema import as_hed_version
 from annotations.datasets.computations import once
 from annotations.datasets.leases import ask_task, heartbeat, release_task, renew_task
 from annotations.datasets.selectors import LevelState, level_states, project_files, validation_version
@@ -30,8 +31,10 @@ from bidsdata.archive import DatasetFiles
 from bidsdata.assembly import DroppedTags
 from bidsdata.composition import Composition
 from bidsdata.issues import SidecarIssue
+from bidsdata.patterns import marker_pattern
 from bidsdata.pipeline import quality_figures
 from bidsdata.pool import configure_pool
+from bidsdata.release import release_files
 from bidsdata.sidecar import MissingAnnotation, write_dataset_zip
 
 logger = logging.getLogger(__name__)
@@ -143,6 +146,28 @@ def current_sidecar(project: DatasetProject, task: DatasetTask, *, states: list[
     return TaskSidecar(task=task, sidecar={}, states=mine, pending=True)
 
 
+def sidecar_heds(project: DatasetProject, task_ids: list[int] | None = None) -> dict[tuple[int, str, str], str]:
+    """(task id, column, level) -> the HED the task's newest stored sidecar puts on that level's rows (composed:
+    what the rows get, not the level's own annotation); a pattern column's form gets its first string's."""
+    rows = SidecarResult.objects.filter(task__project=project).order_by("task_id", "-created_at", "-id")
+    if task_ids is not None:
+        rows = rows.filter(task_id__in=task_ids)
+    newest: dict[int, int] = {}
+    for task_id, pk in rows.values_list("task_id", "id"):  # ids first: only the newest sidecar of each is read
+        newest.setdefault(task_id, pk)
+    found: dict[tuple[int, str, str], str] = {}
+    for task_id, sidecar in SidecarResult.objects.filter(pk__in=list(newest.values())).values_list("task_id",
+                                                                                                    "sidecar"):
+        for column, entry in (sidecar or {}).items():
+            hed = entry.get("HED") if isinstance(entry, dict) else None
+            if not isinstance(hed, dict):
+                continue
+            for level, text in hed.items():
+                found[(task_id, column, str(level))] = str(text)
+                found.setdefault((task_id, column, marker_pattern(str(level))), str(text))
+    return found
+
+
 def stale_tasks(project: DatasetProject, states: list[LevelState] | None = None, *,
                 ask: bool = True) -> list[DatasetTask]:
     """The tasks whose sidecar for the current annotations is not stored (an edit, a review or an answer came
@@ -202,7 +227,10 @@ def refresh_project(project: DatasetProject) -> list[TaskSidecar]:
 def write_zip(project: DatasetProject, out: IO[bytes]) -> None:
     """The events files and sidecars the upload kept (never recordings), each task's new sidecar in place."""
     sidecars = {r.task.sidecar_name: r.sidecar for r in refresh_project(project)}
-    write_dataset_zip(out, sidecars, files=project_files(project))
+    # dataset_description.json with the HEDVersion the sidecars were validated with, and a note saying so.
+    files = release_files(project_files(project), as_hed_version(validation_version(project)), sidecars,
+                          name=project.name)
+    write_dataset_zip(out, sidecars, files=files)
 
 
 @background_task()
@@ -224,5 +252,14 @@ def validate_sidecar_task(project_id: str, task_id: int) -> str:
     return "valid" if result.is_valid else "invalid"
 
 
-__all__ = ["current_sidecar", "refresh_project", "refresh_sidecar", "settled_status", "stale_tasks", "store_current",
-           "validate_sidecar_task", "write_zip"]
+__all__ = [
+    "current_sidecar",
+    "refresh_project",
+    "refresh_sidecar",
+    "settled_status",
+    "sidecar_heds",
+    "stale_tasks",
+    "store_current",
+    "validate_sidecar_task",
+    "write_zip",
+]

@@ -69,6 +69,7 @@ class LevelState:
     queued: bool = False
     outcome: LevelStatus = "pending"  # the status its runs give, open question or not
     open_question: bool = False
+    sidecar_hed: str | None = None  # what the stored sidecar puts on its rows (set by pages that show it)
 
     @property
     def column(self) -> DatasetColumn:

@@ -31,7 +31,7 @@ from annotations.datasets.selectors import (
     visible_projects,
 )
 from annotations.datasets.sidecars import spreadsheet
-from annotations.datasets.uploads import files_from_uploads
+from annotations.datasets.uploads import FILES_READ, files_from_uploads
 from annotations.errors import as_message, on_form, sentence
 from annotations.models import DatasetColumn, DatasetLevel, DatasetProject
 
@@ -63,10 +63,12 @@ def dataset_list(request: HttpRequest) -> HttpResponse:
                 schema_version=data["schema_version"] or None, ignore_existing_hed=data["ignore_existing_hed"],
                 concurrency=data["concurrency"])
             logger.info("dataset %s imported by %s", project.pk, request.user)
+            messages.success(request, "Uploaded: nothing is annotated yet. Next, press Annotate all.")
             return redirect(project)
     projects = visible_projects(request.user).select_related("user")[:100]
     status = 400 if request.method == "POST" else 200
-    return render(request, "annotations/datasets/list.html", {"form": form, "projects": projects}, status=status)
+    return render(request, "annotations/datasets/list.html", {"form": form, "projects": projects,
+                                                               "files_read": FILES_READ}, status=status)
 
 
 @login_required
@@ -101,7 +103,9 @@ def dataset_annotate(request: HttpRequest, pk: Any) -> HttpResponse:
     with as_message(request):  # already being annotated, or past HEDIT_DATASET_RATE
         sessions = services.start_annotation(project, user=request.user)
         if sessions:
-            messages.success(request, f"Annotating {len(sessions)} level(s), {project.concurrency} at a time.")
+            # Tagged "job": the page takes it away once the job has ended (js/datasets.js), it is no longer true.
+            messages.success(request, f"Annotating {len(sessions)} level(s), {project.concurrency} at a time: the "
+                             "counts below follow them.", extra_tags="job")
         else:
             messages.info(request, "Every level already has an annotation; nothing to annotate.")
     return redirect(project)

@@ -29,6 +29,8 @@
       sawWork = true;
       return;
     }
+    // "Annotating N levels" is no longer true once the job has ended: its message goes.
+    document.querySelectorAll(".message--job").forEach(function (message) { message.remove(); });
     if (now.key !== drawn || sawWork) {
       drawn = now.key;
       sawWork = false;
