@@ -11,6 +11,7 @@ per lease (:mod:`.leases`: a computation whose process died is asked for again).
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import asdict
 from typing import IO, Any
 
@@ -146,9 +147,14 @@ def current_sidecar(project: DatasetProject, task: DatasetTask, *, states: list[
     return TaskSidecar(task=task, sidecar={}, states=mine, pending=True)
 
 
+_VALUE = re.compile(r"/[-+]?\d+(?:\.\d+)?(?=\s*[,)]|\s*$)")
+"""A tag's number value (``Item-index/12``), where a pattern column's form shows ``#``."""
+
+
 def sidecar_heds(project: DatasetProject, task_ids: list[int] | None = None) -> dict[tuple[int, str, str], str]:
     """(task id, column, level) -> the HED the task's newest stored sidecar puts on that level's rows (composed:
-    what the rows get, not the level's own annotation); a pattern column's form gets its first string's."""
+    what the rows get, not the level's own annotation); a pattern column's form gets its first string's, each
+    number value as ``#``."""
     rows = SidecarResult.objects.filter(task__project=project).order_by("task_id", "-created_at", "-id")
     if task_ids is not None:
         rows = rows.filter(task_id__in=task_ids)
@@ -164,7 +170,9 @@ def sidecar_heds(project: DatasetProject, task_ids: list[int] | None = None) -> 
                 continue
             for level, text in hed.items():
                 found[(task_id, column, str(level))] = str(text)
-                found.setdefault((task_id, column, marker_pattern(str(level))), str(text))
+                form = marker_pattern(str(level))
+                if form != str(level):  # a pattern column's form: its strings' HED with their values as #
+                    found.setdefault((task_id, column, form), _VALUE.sub("/#", str(text)))
     return found
 
 

@@ -63,7 +63,8 @@ def dataset_list(request: HttpRequest) -> HttpResponse:
                 schema_version=data["schema_version"] or None, ignore_existing_hed=data["ignore_existing_hed"],
                 concurrency=data["concurrency"])
             logger.info("dataset %s imported by %s", project.pk, request.user)
-            messages.success(request, "Uploaded: nothing is annotated yet. Next, press Annotate all.")
+            messages.success(request, "Uploaded: nothing is annotated yet. Next, press Annotate all.",
+                             extra_tags="next")
             return redirect(project)
     projects = visible_projects(request.user).select_related("user")[:100]
     status = 400 if request.method == "POST" else 200

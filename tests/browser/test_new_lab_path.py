@@ -103,8 +103,10 @@ def answer_first(page, text: str) -> None:
 
 
 def verdict_of(page, task: str) -> str:
+    """The task's verdict once the panel shows the job's sidecar (it is drawn again when the job ends): every row
+    annotated."""
     badge = page.locator(f"#verdict-{task}")
-    expect(badge).to_be_attached(timeout=60_000)
+    expect(badge).to_have_attribute("data-label", re.compile(r"([\d,]+) of \1 rows annotated"), timeout=60_000)
     return badge.get_attribute("data-label") or ""
 
 
