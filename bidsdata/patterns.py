@@ -91,8 +91,19 @@ def expand_patterns(column: ColumnInventory, annotations: Mapping[str, str], cou
                                      needs_description=form.needs_description))
         base = annotations.get(form.value)
         if base:  # markers that differ by a number stay distinct: each string's numbers as tags
-            hed[value] = ", ".join([base, *number_tags(value, hed_version)])
+            hed[value] = _one_group([base, *number_tags(value, hed_version)])
     return replace(column, kind="categorical", levels=levels), hed
+
+
+_TEMPORAL = re.compile(r"\b(onset|offset|inset|delay|duration)\b", re.IGNORECASE)
+
+
+def _one_group(parts: list[str]) -> str:
+    """A string's HED as one group: two strings of one form at one onset (hedtools makes their rows one event)
+    are then two groups that differ by their numbers, not the form's tags written twice (which hedtools refuses
+    as repeated, and which composing by form cannot see). Temporal tags must stay at the top: left as they are."""
+    text = ", ".join(parts)
+    return text if _TEMPORAL.search(text) else f"({text})"
 
 
 __all__ = ["MAX_PATTERNS", "column_values", "expand_patterns", "marker_pattern", "pattern_counts",

@@ -123,3 +123,25 @@ def test_forms_count_every_row_once_and_take_any_number(distinct: int, seed: int
     forms = pattern_counts(counts)
     assert forms is not None and set(forms) <= {marker_pattern(p.format(a=1, b=2)) for p in PATTERNS}
     assert sum(forms.values()) == sum(counts.values())
+
+
+def test_two_strings_of_one_form_at_one_onset_keep_their_hed_and_validate(user, settings):
+    """hedtools makes rows of one onset one event: the form's HED written for both would repeat; each string's
+    HED is its own group, told apart by its numbers, so nothing is left out with a reason that is not true."""
+    settings.TASKS = DUMMY_TASKS
+    strings = [f"Pebble drop - lane {n}" for n in range(1, 61)]
+    rows = "".join(f"{1 + n // 2}\t0\t{value}\n" for n, value in enumerate(strings))  # two per onset
+    files = read_uploads([("dataset_description.json", b'{"Name": "p", "BIDSVersion": "1.8.0", "HEDVersion": "8.4.0"}'),
+                          ("sub-01_task-p_events.tsv", ("onset\tduration\tmark\n" + rows).encode())])
+    project = services.import_dataset(user=user, files=files, name="p")
+    [form] = DatasetLevel.objects.filter(column__task__project=project, column__name="mark")
+    assert form.value == "Pebble drop - lane #" and form.count == 60
+    [session] = services.create_level_sessions(project, [form], user=user)
+    hed = "Sensory-event, Experimental-stimulus, Visual-presentation, (Image, Circle)"
+    AnnotationSession.objects.filter(pk=session.pk).update(status=SessionStatus.SUCCEEDED, is_valid=True,
+                                                           final_annotation=hed, machine_annotation=hed)
+    [result] = refresh_project(project)
+    assert not result.errors and not result.missing, (result.errors[:2], result.missing)
+    assert not [d for d in result.dropped if d.column == "mark"], result.dropped
+    assert len(result.sidecar["mark"]["HED"]) == 60
+
