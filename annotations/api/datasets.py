@@ -187,8 +187,7 @@ class ProjectInventorySerializer(ProjectSerializer):
 
 
 def project_data(project: DatasetProject, *, with_quality: bool = False) -> dict[str, Any]:
-    """A project with its inventory, read in a fixed number of queries whatever its size; *with_quality*
-    adds each task's quality line (hedtools reads its events files; remembered per sidecar)."""
+    """A project with its inventory in a fixed number of queries; *with_quality*: each task's quality line."""
     states = level_states(project)
     project.status = settled_status(project, states)  # "done" only while every task's sidecar answers 200
     levels: dict[int, list[LevelState]] = {}
