@@ -20,6 +20,7 @@ Pure Python (hedtools only to check that a tag takes the number).
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import re
@@ -245,16 +246,30 @@ def _candidates(part: Part) -> list[str]:
     return found
 
 
-def number_tags(value: str, hed_version: str | list[str] | None) -> list[str]:
-    """A HED tag (or group) for each labelled number of marker *value*: the first that hedtools accepts."""
+_SHAPE = re.compile(r"\d+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _takes(shape: str, hed_version: str | tuple[str, ...] | None) -> bool:
     from bidsdata.schemas import validate_hed_string
 
+    return not validate_hed_string(shape, list(hed_version) if isinstance(hed_version, tuple) else hed_version)
+
+
+def _accepted(tag: str, hed_version: str | list[str] | None) -> bool:
+    """Whether hedtools accepts *tag*; asked once per shape (its digits all ``1``: ``Angle/1 degree``), since the
+    value's class, not its digits, decides (a pattern column asks this for thousands of strings of one form)."""
+    return _takes(_SHAPE.sub("1", tag), tuple(hed_version) if isinstance(hed_version, list) else hed_version)
+
+
+def number_tags(value: str, hed_version: str | list[str] | None) -> list[str]:
+    """A HED tag (or group) for each labelled number of marker *value*: the first that hedtools accepts."""
     tags: list[str] = []
     for part in read_marker(value):
         if part.number is None:
             continue
         for tag in _candidates(part):
-            if tag not in tags and not validate_hed_string(tag, hed_version):
+            if tag not in tags and _accepted(tag, hed_version):
                 tags.append(tag)
                 break
     logger.debug("marker %r: number tags %s", value, tags)

@@ -22,7 +22,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 from bidsdata import quality as hed_quality
@@ -87,16 +87,21 @@ def issues_digest(sidecar: dict[str, Any], hed_version: HedVersion) -> str:
 
 def sidecar_for_task(inventory: TaskInventory, annotations: Annotations, events: Mapping[str, str],
                      hed_version: HedVersion, *, validate: bool = True,
-                     quality_limits: Mapping[str, int] | None = None, memo: StepMemo | None = None) -> TaskResult:
+                     quality_limits: Mapping[str, int] | None = None, memo: StepMemo | None = None,
+                     patterns: Mapping[str, Mapping[str, int]] | None = None) -> TaskResult:
     """*inventory*'s sidecar from the levels' *annotations*, validated with every events file (path -> TSV
     text) unless *validate* is False, with the quality figures when *quality_limits* are given
     (``max_files``/``max_rows``).
 
     Tags a level repeats from another column of the same rows are left out of the sidecar (listed in
-    ``dropped``), so assembled events stay valid; the levels' own annotations are not changed.
+    ``dropped``), so assembled events stay valid; the levels' own annotations are not changed. A column in
+    *patterns* (column -> its marker strings and their rows) has forms for levels (:mod:`bidsdata.patterns`): it
+    is composed by form (a handful of levels, not thousands), then each string gets its form's composed HED.
     """
     memo = _Here(memo)
     composition = composed(inventory, annotations, events, hed_version, memo)
+    if patterns:
+        inventory, composition = by_string(inventory, composition, patterns, hed_version)
     sidecar = built(inventory, composition)
     result = TaskResult(sidecar=sidecar.sidecar, missing=missing(sidecar, composition.notes),
                         dropped=composition.notes, composition=composition)
@@ -125,6 +130,24 @@ def composed(inventory: TaskInventory, annotations: Annotations, events: Mapping
         return keep_the_floor(inventory, composition, plain, events, errors)
 
     return memo.remember("composed", inputs_digest(inventory, annotations, hed_version), compose)
+
+
+def by_string(inventory: TaskInventory, composition: Composition, patterns: Mapping[str, Mapping[str, int]],
+              hed_version: HedVersion) -> tuple[TaskInventory, Composition]:
+    """The pattern columns' forms (levels and composed HED) as one level per marker string
+    (:func:`bidsdata.patterns.expand_patterns`); the remembered composition itself is left as it was."""
+    from bidsdata.patterns import expand_patterns
+
+    columns, annotations = [], dict(composition.annotations)
+    for column in inventory.columns:
+        if column.name in patterns and column.kind == "categorical":
+            given = annotations.pop(column.name, None)
+            column, hed = expand_patterns(column, given if isinstance(given, Mapping) else {},
+                                          patterns[column.name], hed_version)
+            if hed:
+                annotations[column.name] = hed
+        columns.append(column)
+    return replace(inventory, columns=columns), replace(composition, annotations=annotations)
 
 
 def built(inventory: TaskInventory, composition: Composition) -> SidecarBuild:
@@ -192,5 +215,5 @@ def in_worker(level: int, *args: Any, **kwargs: Any) -> tuple[TaskResult, list[l
         package.propagate = saved[1]
 
 
-__all__ = ["StepMemo", "TaskResult", "in_worker", "inputs_digest", "issues_digest", "quality_figures",
+__all__ = ["StepMemo", "TaskResult", "by_string", "in_worker", "inputs_digest", "issues_digest", "quality_figures",
            "sidecar_for_task"]

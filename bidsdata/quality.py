@@ -15,6 +15,10 @@ fails with it (``merged_into`` names the event's first line).
 * ``distinct``: categorical levels whose expanded HED (values and ``{column}`` references kept) no other
   level of the same column has, over the levels of columns with more than one level with HED.
 * ``factors``: the condition variables hedtools' ``HedTypeManager`` finds (``Condition-variable`` type).
+* ``vague``: categorical levels with HED whose meaning is not in it: every tag is an event type, a task role,
+  a modality or a name (``Label``, ``ID``, ``Description``, ``Parameter-label``), or what is left besides such
+  tags another level of the column has too (told apart only by names). A valid sidecar of such levels is valid
+  HED that says little: the verdict counts them beside validity (they need a description).
 
 Both are bounded: the preview reads rows until it has enough, :func:`quality` every row of at most
 ``max_files`` files (the first, sorted by path), taking no further file once ``max_rows`` rows are in.
@@ -44,6 +48,10 @@ MAX_ROWS = 20_000
 """Files are examined whole, in path order, until this many rows (or ``MAX_FILES`` files) are in: hedtools
 parses each row's HED several times, some thousands of rows a second."""
 SKIP_TAGS = frozenset({"description", "def-expand", "definition", "def"})
+NAME_TAGS = frozenset({"label", "id", "description", "parameter-label"})
+"""Tags whose value is a name the annotator copied, not a meaning."""
+GENERIC_BRANCHES = frozenset({"task-event-role", "sensory-presentation"})
+"""Beside the event types (``Event``'s branch), what every event of its kind says: its role and modality."""
 _REF = re.compile(r"\{[^}]*\}")
 CHECKS = {
     "MISSING_EVENT_TYPE": "no event type (Sensory-event, Agent-action...)",
@@ -102,6 +110,7 @@ class Quality:
     levels_distinct: int = 0
     factors: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)  # files hedtools could not check
+    vague: list[tuple[str, str]] = field(default_factory=list)  # (column, level): only generic tags or names
 
     @property
     def rows_ok_share(self) -> float:
@@ -256,6 +265,45 @@ def _row_tags(text: Any, schema: Any, defs: Any) -> set[str]:
     return {(t.short_base_tag or t.org_base_tag or str(t)).strip().lower() for t in hed.get_all_tags()} - SKIP_TAGS
 
 
+def _meaningful(tag: Any) -> bool:
+    """Whether *tag* says what happened: not an event type, a task role, a modality or a name."""
+    terms = tuple(tag.tag_terms or ())
+    if not terms:
+        return True
+    return terms[0] != "event" and not GENERIC_BRANCHES & set(terms) and terms[-1] not in NAME_TAGS
+
+
+def vague_levels(sidecar: dict[str, Any], schema: Any, defs: Any) -> list[tuple[str, str]]:
+    """(column, level) of the categorical levels with HED that carry only generic tags (event type, role,
+    modality, names) or are told apart from another level of their column only by names (:data:`NAME_TAGS`)."""
+    from hed.models import HedString
+
+    found: list[tuple[str, str]] = []
+    for column, levels in _hed_levels(sidecar).items():
+        meanings: dict[str, frozenset[str]] = {}
+        for level, text in levels.items():
+            parsed = HedString(_REF.sub("", str(text)), schema, def_dict=defs)
+            parsed.expand_defs()
+            meanings[level] = frozenset(str(t).lower() for t in parsed.get_all_tags() if _meaningful(t)) | set(
+                _REF.findall(str(text)))
+        seen = list(meanings.values())
+        found += [(column, level) for level, meaning in meanings.items() if not meaning or seen.count(meaning) > 1]
+    return found
+
+
+def _hed_levels(sidecar: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """column -> level -> HED, for the categorical columns of *sidecar* (definition entries aside)."""
+    out: dict[str, dict[str, str]] = {}
+    for column, entry in sidecar.items():
+        hed = entry.get("HED") if isinstance(entry, dict) else None
+        if not isinstance(hed, dict) or not isinstance(entry.get("Levels", hed), dict):
+            continue
+        if column.startswith("hed_def") or all("Definition/" in str(v) for v in hed.values()):
+            continue
+        out[column] = {str(level): str(text) for level, text in hed.items() if str(text).strip()}
+    return out
+
+
 def _level_tags(sidecar: dict[str, Any], schema: Any, defs: Any) -> dict[str, dict[str, frozenset[str]]]:
     """column -> level -> its expanded tags with values, for columns with more than one level with HED."""
     from hed.models import HedString
@@ -310,6 +358,7 @@ def quality(sidecar: dict[str, Any], events: Mapping[str, str], version: str | l
                 seen = list(levels.values())
                 result.levels += len(seen)
                 result.levels_distinct += sum(1 for tags in seen if seen.count(tags) == 1)
+            result.vague = vague_levels(sidecar, schema, defs)
         except Exception as exc:  # a sidecar hedtools cannot read: no level counts
             logger.info("cannot read the sidecar's levels: %s", exc)
         for path in paths:

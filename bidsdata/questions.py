@@ -125,8 +125,7 @@ def file_name_column(column: ColumnInventory) -> bool:
 def column_question(column: str, example: str | None = None) -> str:
     if example is not None:
         return (f"What does column `{column}` record? Its values are free text no HED template can carry (such as "
-                f"`{example}`), so its rows get no HED from it: make it categorical to annotate each value, or "
-                f"skip it.")
+                f"`{example}`), so its rows get no HED from it: give it a template that carries them, or skip it.")
     return f"What does column `{column}` record? Is it a condition of the experiment?"
 
 

@@ -104,12 +104,16 @@ def _target(project: DatasetProject, data: dict[str, Any]) -> tuple[DatasetLevel
             raise NotFound(f"no level {data['level_id']} in this dataset")
         return level, None
     columns = list(DatasetColumn.objects.select_related("task").filter(
-        task__project=project, name=data["column"], kind=ColumnKind.CATEGORICAL))
+        task__project=project, name=data["column"]).exclude(kind=ColumnKind.SKIP))
     if data.get("task"):
         columns = [c for c in columns if c.task.name == data["task"]]
     if not columns:
-        raise NotFound(f"no categorical column {data['column']!r} in this dataset"
+        raise NotFound(f"no column {data['column']!r} in this dataset"
                        + (f" (task {data['task']})" if data.get("task") else ""))
+    if all(c.kind == ColumnKind.VALUE for c in columns):  # its question is answered by a template or a skip
+        raise ValidationError({"column": [f"column {data['column']!r} is a value column: PATCH it (columns/<id>/) "
+                                          "with a template that carries its values, or kind skip"]})
+    columns = [c for c in columns if c.kind == ColumnKind.CATEGORICAL]
     # Several tasks may have the column: the answer serves all of them (question_answers), so any one will do.
     if data.get("level") in (None, ""):
         return None, columns[0]

@@ -28,7 +28,7 @@ from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets import inventory_edits, services
 from annotations.datasets.downloads import ZIP_SUFFIX, zip_response
 from annotations.datasets.quality import task_quality
-from annotations.datasets.results import current_sidecar
+from annotations.datasets.results import current_sidecar, settled_status
 from annotations.datasets.selectors import (
     LevelState,
     current_status,
@@ -187,9 +187,9 @@ class ProjectInventorySerializer(ProjectSerializer):
 
 
 def project_data(project: DatasetProject, *, with_quality: bool = False) -> dict[str, Any]:
-    """A project with its inventory, read in a fixed number of queries whatever its size; *with_quality*
-    adds each task's quality line (hedtools reads its events files; remembered per sidecar)."""
+    """A project with its inventory in a fixed number of queries; *with_quality*: each task's quality line."""
     states = level_states(project)
+    project.status = settled_status(project, states)  # "done" only while every task's sidecar answers 200
     levels: dict[int, list[LevelState]] = {}
     for state in states:
         levels.setdefault(state.level.column_id, []).append(state)

@@ -8,7 +8,7 @@ from django import forms
 
 from annotations.datasets.inventory_edits import MAX_DESCRIPTION_CHARS
 from annotations.datasets.services import MAX_CONCURRENCY, MAX_NAME_CHARS
-from annotations.datasets.uploads import upload_limits
+from annotations.datasets.uploads import FILES_READ, upload_limits
 from annotations.models import ColumnKind
 from annotations.runs.forms import schema_and_library_choices
 
@@ -49,8 +49,7 @@ class DatasetUploadForm(forms.Form):
         limits = upload_limits()
         self.fields["files"].help_text = (
             f"One zip of a BIDS folder (up to {limits.max_archive_bytes // 2**20} MB and {limits.max_entries:,} "
-            "entries), or several *_events.tsv files with their *_events.json sidecars. Its README and task files "
-            "(task-*_bold.json, _eeg.json...) tell the annotator what the study is; recordings are never read.")
+            f"entries), or several *_events.tsv files with their *_events.json sidecars. {FILES_READ}")
 
 
 class ColumnKindForm(forms.Form):

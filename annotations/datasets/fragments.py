@@ -9,11 +9,11 @@ from django.template.loader import render_to_string
 
 from annotations.datasets.job_progress import job_progress
 from annotations.datasets.questions import OpenQuestion, project_questions, shared_questions
+from annotations.datasets.results import settled_status, sidecar_heds
 from annotations.datasets.selectors import (
     STATUS_LABELS,
     STATUSES,
     LevelState,
-    current_status,
     level_state,
     level_states,
     progress,
@@ -39,8 +39,8 @@ def page_context(project: DatasetProject, *, status: str = "", paged_task: str =
     *can_edit* (``access.can_edit_project``) shows the edit forms; a reviewer who only sees the project gets none,
     since the server would refuse what they post.
     """
-    current_status(project)
     states = level_states(project)
+    project.status = settled_status(project, states)  # "done" only with every current sidecar stored
     shown_of: dict[int, list[LevelState]] = {}
     for state in states:
         if not status or state.status == status:
@@ -54,6 +54,7 @@ def page_context(project: DatasetProject, *, status: str = "", paged_task: str =
     asked = project_questions(project, states=states, columns=all_columns, tasks=task_rows)
     for question in asked:
         questions_of.setdefault(question.task.pk, []).append(question)
+    _with_sidecar_hed(project, [s for shown in shown_of.values() for s in shown])
     tasks = []
     for task in task_rows:
         columns = columns_of.get(task.pk, [])
@@ -83,8 +84,17 @@ def task_levels_context(project: DatasetProject, task: DatasetTask, *, status: s
                         can_edit: bool = False) -> dict[str, Any]:
     """One page of *task*'s levels (its pager's htmx request): only that task's levels and runs are read."""
     shown = [s for s in level_states(project, task=task.name) if not status or s.status == status]
+    _with_sidecar_hed(project, shown, [task.pk])
     return {"project": project, "t": {"task": task, **_task_page(shown, page)}, "status_filter": status,
             "can_edit": can_edit}
+
+
+def _with_sidecar_hed(project: DatasetProject, states: list[LevelState], task_ids: list[int] | None = None) -> None:
+    """Each state's :attr:`~.selectors.LevelState.sidecar_hed`: the project page's Annotation column shows what
+    the sidecar puts on the level's rows (composed with its columns), not the level's own HED."""
+    heds = sidecar_heds(project, task_ids)
+    for state in states:
+        state.sidecar_hed = heds.get((state.level.column.task_id, state.level.column.name, state.level.value))
 
 
 def _counts(states: list[LevelState]) -> dict[str, Any]:
@@ -96,7 +106,7 @@ def _counts(states: list[LevelState]) -> dict[str, Any]:
 def counts_fragment(project: DatasetProject) -> str:
     states = level_states(project)
     project.refresh_from_db(fields=["status", "error"])
-    current_status(project)
+    project.status = settled_status(project, states)
     return render_to_string("annotations/datasets/partials/counts.html",
                             {"project": project, **_counts(states), "job": job_progress(project),
                              "status_filter": "", "oob": True})
@@ -109,6 +119,7 @@ def level_fragment(level_id: Any, csrf_token: str = "", *, can_edit: bool = Fals
     if level is None:
         return ""
     state: LevelState = level_state(level)
+    _with_sidecar_hed(level.column.task.project, [state], [level.column.task_id])
     return render_to_string("annotations/datasets/partials/level_row.html",
                             {"s": state, "project": level.column.task.project, "oob": True,
                              "csrf_token": csrf_token, "can_edit": can_edit})

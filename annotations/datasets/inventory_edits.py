@@ -9,6 +9,7 @@ level's run).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,6 +18,7 @@ from django.db import transaction
 from annotations.datasets.errors import DatasetRequestError
 from annotations.models import ColumnKind, DatasetColumn, DatasetFile, DatasetLevel, DatasetProject
 from bidsdata.columns import made_up_description
+from bidsdata.patterns import column_values, pattern_counts, pattern_description
 from bidsdata.schemas import validate_hed_string
 from bidsdata.tsv import NA_VALUES, rows
 from bidsdata.value_templates import propose_value_template
@@ -59,31 +61,53 @@ def set_column_kind(column: DatasetColumn, kind: Any) -> DatasetColumn:
     project = column.task.project
     if kind == ColumnKind.CATEGORICAL and not column.levels.exists():
         counts = _column_values(project, column)
-        if len(counts) > MAX_LEVELS_PER_COLUMN:
-            raise DatasetRequestError("kind", f"column {column.name} has more than {MAX_LEVELS_PER_COLUMN} distinct "
-                                      "values: that many levels make it a value column")
+        levels = [DatasetLevel(column=column, value=value, count=count,
+                               description=made_up_description(column.name, value), needs_description=True)
+                  for value, count in sorted(counts.items())]
+        if len(counts) > MAX_LEVELS_PER_COLUMN:  # too many to annotate one by one: by form, if they have a few
+            files = DatasetFile.objects.filter(project=project, path__in=column.task.events_files)
+            forms = pattern_counts(column_values(files.values_list("text", flat=True).iterator(), column.name))
+            if forms is None:
+                raise DatasetRequestError("kind", f"column {column.name} has more than {MAX_LEVELS_PER_COLUMN} "
+                                          "distinct values, and they are not a few forms of marker strings: skip "
+                                          "it, or give it a # template")
+            column.by_pattern = True
+            levels = [DatasetLevel(column=column, value=form, count=count, description=pattern_description(form),
+                                   needs_description=True) for form, count in sorted(forms.items())]
         if not counts:
             raise DatasetRequestError("kind", f"column {column.name} has no values to annotate as levels")
-        DatasetLevel.objects.bulk_create([
-            DatasetLevel(column=column, value=value, count=count,
-                         description=made_up_description(column.name, value), needs_description=True)
-            for value, count in sorted(counts.items())])
+        DatasetLevel.objects.bulk_create(levels)
     if kind == ColumnKind.VALUE and not column.template:
         column.template = propose_value_template(column.name, description=column.description, units=column.units,
                                                  sample_values=column.sample_values, hed_version=project.schema_version)
     column.kind = kind
-    column.save(update_fields=["kind", "template"])
+    column.save(update_fields=["kind", "template", "by_pattern"])
     return column
+
+
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Me"})
+"""Unicode categories that show nothing on their own: controls, formats (zero-width space and joiners, BOM,
+direction marks), surrogates, private use, unassigned, separators and marks that only combine."""
+
+
+def visible(char: str) -> bool:
+    """Whether *char* shows something on a page (a letter, digit, punctuation, symbol)."""
+    return unicodedata.category(char) not in _INVISIBLE
 
 
 def clean_text(value: Any, field: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:
     """*value* as one line of text for *field* (a description, an answer, a template), or a
-    :class:`DatasetRequestError` naming *field*: every text a lab writes into a project passes here."""
+    :class:`DatasetRequestError` naming *field*: every text a lab writes into a project passes here (the page's
+    answer box and level form, the API, the command line's ``--descriptions`` and the lab's table), so one rule
+    refuses an empty text, one of only invisible characters (zero-width spaces, controls), or an overlong one."""
     if not isinstance(value, str):
         raise DatasetRequestError(field, f"{field} must be text")
     text = " ".join(value.split())
     if not text:
         raise DatasetRequestError(field, f"{field} must not be empty")
+    if not any(visible(ch) for ch in text):
+        raise DatasetRequestError(field, f"{field} has no visible character: only zero-width, control or other "
+                                  "invisible characters")
     if len(text) > limit:
         raise DatasetRequestError(field, f"{field} is {len(text)} characters; the limit is {limit}")
     if "\x00" in text:

@@ -61,7 +61,8 @@ class JobProgress:
         if self.phase == "queued":
             return f"Queued: {self.queue_label}; {self.remaining} level{'s' if self.remaining != 1 else ''} to annotate"
         if self.phase == "drafting":
-            return f"Drafting each column's levels; then {self.remaining} run{'s' if self.remaining != 1 else ''}"
+            tail = f", {self.estimate_label}" if self.estimate_seconds is not None else ""
+            return f"Drafting each column's levels; then {self.remaining} run{'s' if self.remaining != 1 else ''}{tail}"
         if self.phase == "annotating":
             tail = f", {self.estimate_label}" if self.estimate_label else ""
             return f"Annotating: {self.remaining} level{'s' if self.remaining != 1 else ''} to go, " \
@@ -86,6 +87,19 @@ def _ahead(project: DatasetProject, since: Any) -> tuple[int, int]:
     return sum(1 for p in found if p is None), len({p for p in found if p is not None})
 
 
+RECENT_RUNS = 50
+"""Finished runs whose average times a job before any of its own has ended."""
+
+
+def _recent_average() -> float | None:
+    """The average time of the server's last finished runs: a job's first estimate, before its own runs end (a
+    job of slow model calls showed none for minutes)."""
+    spans = [(end - start).total_seconds() for start, end in AnnotationSession.objects.filter(
+        status__in=FINISHED_STATUSES, started_at__isnull=False, finished_at__isnull=False)
+        .order_by("-finished_at").values_list("started_at", "finished_at")[:RECENT_RUNS]]
+    return sum(spans) / len(spans) if spans else None
+
+
 def job_progress(project: DatasetProject) -> JobProgress:
     """Where *project*'s job is (three queries at most)."""
     concurrency = max(1, project.concurrency or 1)
@@ -103,11 +117,12 @@ def job_progress(project: DatasetProject) -> JobProgress:
     spans = [(end - start).total_seconds() for start, end in mine.filter(
         status__in=FINISHED_STATUSES, finished_at__gte=since, started_at__isnull=False).values_list(
         "started_at", "finished_at")]
-    average = sum(spans) / len(spans) if spans else None
+    average = sum(spans) / len(spans) if spans else _recent_average()
     estimate = math.ceil(average * remaining / concurrency) if average is not None else None
     if running or spans:
         return JobProgress("annotating", remaining, running, average_seconds=average, estimate_seconds=estimate,
                            concurrency=concurrency)
     runs_ahead, jobs_ahead = _ahead(project, since)
     phase = "queued" if runs_ahead or jobs_ahead else "drafting"
-    return JobProgress(phase, remaining, running, runs_ahead, jobs_ahead, concurrency=concurrency)
+    return JobProgress(phase, remaining, running, runs_ahead, jobs_ahead, average_seconds=average,
+                       estimate_seconds=estimate, concurrency=concurrency)

@@ -20,6 +20,7 @@ from annotations.datasets.selectors import LevelState, TaskVerdict
 from annotations.errors import Forbidden
 from annotations.models import AnnotationSession, DatasetLevel, DatasetProject, Revision
 from annotations.review import services as reviews
+from bidsdata.patterns import marker_pattern
 
 logger = logging.getLogger(__name__)
 
@@ -46,9 +47,10 @@ def level_fix(project: DatasetProject, level: DatasetLevel, states: list[LevelSt
     issues = [row for row in checked.result.issue_rows()
               if (row.get("state") is not None and row["state"].level.pk == level.pk)
               or (row.get("column") == level.column.name and row.get("level") == level.value)]
-    mine = (level.column.name, level.value)
-    rows = [line for line in checked.preview
-            if mine in line.row.values or any(s.level_id == level.pk for s in line.sources)]
+    column = level.column.name
+    rows = [line for line in checked.preview  # a pattern column's level is its form: the rows of its strings
+            if any(c == column and (v == level.value or (level.column.by_pattern and marker_pattern(v) == level.value))
+                   for c, v in line.row.values) or any(s.level_id == level.pk for s in line.sources)]
     return LevelFix(issues=issues, rows=rows, pending=checked.pending, verdict=checked.verdict)
 
 
@@ -63,6 +65,14 @@ def correct_level(project: DatasetProject, state: LevelState, user: Any, hed: An
     session = AnnotationSession.objects.filter(pk=session_id).first() if session_id else None
     if session is None:
         raise reviews.ReviewError("hed", "this level has no run yet: annotate it first, then correct its annotation")
-    revision = reviews.correct_annotation(session, user, hed, level_owner=True)
+    try:
+        revision = reviews.correct_annotation(session, user, hed, level_owner=True)
+    except reviews.CorrectionRefused as refused:
+        # The review page keeps drafts; this page has no draft to save: the lab fixes it here, with the preview.
+        errors = [i for i in refused.issues if i["severity"] == "error"]
+        first = errors[0]["message"] if errors else "it does not validate"
+        raise reviews.ReviewError("hed", f"The correction does not validate ({len(errors)} error"
+                                  f"{'s' if len(errors) != 1 else ''}; first: {first}). Fix it: the check "
+                                  "under the box shows each issue as you type.") from None
     logger.info("level %s corrected by %s on its page", state.level.pk, user)
     return revision

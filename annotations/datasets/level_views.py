@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotations.access import can_correct_level, can_edit_project
+from annotations.datasets.forms import LevelDescriptionForm
 from annotations.datasets.level_fix import correct_level, level_fix
 from annotations.datasets.levels import needs_work, task_states
 from annotations.datasets.selectors import project_for
@@ -38,6 +39,12 @@ def _level(project: DatasetProject, level_id: int) -> DatasetLevel:
     return level
 
 
+def preview_schema(version: str) -> str:
+    """The standard schema of *version* (``8.4.0`` of ``8.4.0,sc:score_1.0.0``): what the live preview checks
+    a correction with as it is typed (the correction itself is validated with the whole list)."""
+    return next((v for v in version.split(",") if ":" not in v and "_" not in v), version)
+
+
 def level_page_context(request: HttpRequest, project: DatasetProject, level: DatasetLevel, *,
                        form: Any = None, correction: LevelCorrectionForm | None = None) -> dict[str, Any]:
     """The level page: its state, the issue that sent the lab here, its rows, and the correction form."""
@@ -46,7 +53,10 @@ def level_page_context(request: HttpRequest, project: DatasetProject, level: Dat
     remaining = sum(1 for s in states if s.level.pk != level.pk and needs_work(s))
     if correction is None:
         correction = LevelCorrectionForm(initial={"hed": state.annotation})
+    if form is None:  # a correction refused: the description box keeps the level's description
+        form = LevelDescriptionForm(initial={"description": level.description})
     return {"project": project, "task": level.column.task, "column": level.column, "level": level,
+            "preview_schema": preview_schema(project.schema_version),
             "state": state, "form": form, "remaining": remaining, "fix": level_fix(project, level, states),
             "correction": correction, "can_edit": can_edit_project(request.user, project),
             "can_correct": can_correct_level(request.user, project)}

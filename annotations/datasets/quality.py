@@ -15,6 +15,7 @@ from annotations.datasets.results import current_sidecar, stored_quality
 from annotations.datasets.selectors import LevelState, TaskVerdict, level_states, status_counts, task_verdict
 from annotations.datasets.sidecars import TaskSidecar
 from annotations.models import ColumnKind, DatasetColumn, DatasetProject, DatasetTask
+from bidsdata.patterns import marker_pattern
 from bidsdata.quality import PreviewRow, Quality
 
 
@@ -68,14 +69,27 @@ class TaskQuality:
         return self.result.pending
 
     @property
+    def undescribed(self) -> set[tuple[str, str]]:
+        """(column, level) of the task's levels that need a description: a question is open about them, or their
+        HED carries only generic tags or names (:func:`bidsdata.quality.vague_levels`)."""
+        mine = {(s.level.column.name, s.level.value) for s in self.result.states}
+        asked = {(s.level.column.name, s.level.value) for s in self.result.states if s.open_question}
+        vague = {(str(c), str(lv)) for c, lv in (self.quality.vague if self.quality else [])}
+        vague |= {(c, marker_pattern(lv)) for c, lv in vague}  # a pattern column's strings: their form's level
+        return asked | (vague & mine)
+
+    @property
     def verdict(self) -> TaskVerdict:
-        """Validity and the rows passing side by side: a valid sidecar most of whose rows fail is not done."""
+        """Validity beside the rows with HED, the rows passing and the levels that need a description: a valid
+        sidecar whose rows have no HED, or most of whose rows fail, is not done."""
         q = self.quality
         result = self.result
         return task_verdict(valid=not result.errors,
                             pending=self.pending, rows=q.rows if q else 0, rows_ok=q.rows_ok if q else 0,
+                            rows_hed=q.rows_hed if q else None,
                             unanswered=len(result.missing),
-                            unanswered_columns=sum(1 for m in result.missing if m.level is None))
+                            unanswered_columns=sum(1 for m in result.missing if m.level is None),
+                            levels=len(result.states), undescribed=len(self.undescribed))
 
     @property
     def counts(self) -> dict[str, int]:
@@ -97,7 +111,8 @@ def _lines(task: DatasetTask, states: list[LevelState], preview: list[PreviewRow
         columns = dict(DatasetColumn.objects.filter(task=task).exclude(kind=ColumnKind.SKIP)
                        .values_list("name", "pk"))
         for line in lines:
-            line.sources = [Source(c, lv, levels.get((c, lv)), columns.get(c)) for c, lv in line.row.sources]
+            line.sources = [Source(c, lv, levels.get((c, lv)) or levels.get((c, marker_pattern(lv or ""))),
+                                   columns.get(c)) for c, lv in line.row.sources]
     return lines
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -68,13 +68,17 @@ def question_answer(request: HttpRequest, pk: Any) -> HttpResponse:
                  .filter(pk=form.cleaned_data["level_id"], column__task__project=project).first())
     elif form.cleaned_data.get("column_id"):
         column = (DatasetColumn.objects.select_related("task").filter(
-            pk=form.cleaned_data["column_id"], task__project=project, kind=ColumnKind.CATEGORICAL).first())
-    if (form.cleaned_data.get("level_id") or form.cleaned_data.get("column_id")) and level is None and column is None:
-        raise Http404("No such level or column in this dataset.")
+            pk=form.cleaned_data["column_id"], task__project=project).exclude(kind=ColumnKind.SKIP).first())
     error, status, sessions = "", 200, []
-    if not valid:
+    if (form.cleaned_data.get("level_id") or form.cleaned_data.get("column_id")) and level is None and column is None:
+        # Gone since the page was drawn (a column skipped, a level re-imported): said in place, never a 404 page.
+        error, status = "This question is no longer asked: reload the page for the open ones.", 409
+    elif column is not None and column.kind == ColumnKind.VALUE:
+        error, status = (f"Column {column.name} is a value column: give it a template that carries its values, "
+                         "or skip it (the buttons beside its question)."), 400
+    elif not valid:
         error, status = sentence(_form_errors(form)), 400
-    else:
+    if not error:
         with caught() as outcome:  # an empty answer, or past HEDIT_DATASET_RATE: shown in place
             # One answer for every task asking the same question (same column and level).
             sessions = answer_everywhere(project, user=request.user, answer=form.cleaned_data["answer"],
@@ -88,8 +92,8 @@ def question_answer(request: HttpRequest, pk: Any) -> HttpResponse:
             messages.success(request, "Thank you: the answer is the description now"
                              + (", and the level is being annotated again." if level is not None else "."))
         return redirect(f"{project.get_absolute_url()}{anchor}")
-    if level is None and column is None:  # the form named neither: nothing to show in place but the problem
-        return HttpResponse(error, status=status, content_type="text/plain")
+    if level is None and column is None:  # no such question (any more): its row says so, in place
+        return render(request, "annotations/datasets/partials/question_gone.html", {"error": error}, status=status)
     question = question_about(level=level, column=column)
     state = level_state(level) if level is not None and not error else None
     context = {"project": project, "q": question, "error": error, "answered": not error, "state": state,

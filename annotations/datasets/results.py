@@ -11,6 +11,7 @@ per lease (:mod:`.leases`: a computation whose process died is asked for again).
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import asdict
 from typing import IO, Any
 
@@ -19,11 +20,12 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django_tasks import task as background_task
 
+from agents.schema import as_hed_version
 from annotations.datasets.computations import once
 from annotations.datasets.leases import ask_task, heartbeat, release_task, renew_task
 from annotations.datasets.selectors import LevelState, level_states, project_files, validation_version
 from annotations.datasets.sidecars import TaskSidecar, sidecar_key, task_digest, task_events, task_sidecar
-from annotations.models import DatasetProject, DatasetTask, SidecarResult
+from annotations.models import DatasetProject, DatasetTask, JobStatus, SidecarResult
 from annotations.runs.broadcasts import broadcast_progress
 from annotations.usage.acceptance import revision_stored
 from bidsdata import quality as hed_quality
@@ -31,8 +33,10 @@ from bidsdata.archive import DatasetFiles
 from bidsdata.assembly import DroppedTags
 from bidsdata.composition import Composition
 from bidsdata.issues import SidecarIssue
+from bidsdata.patterns import marker_pattern
 from bidsdata.pipeline import quality_figures
 from bidsdata.pool import configure_pool
+from bidsdata.release import release_files
 from bidsdata.sidecar import MissingAnnotation, write_dataset_zip
 
 logger = logging.getLogger(__name__)
@@ -145,6 +149,62 @@ def current_sidecar(project: DatasetProject, task: DatasetTask, *, states: list[
     return TaskSidecar(task=task, sidecar={}, states=mine, pending=True)
 
 
+_VALUE = re.compile(r"/[-+]?\d+(?:\.\d+)?(?=\s*[,)]|\s*$)")
+"""A tag's number value (``Item-index/12``), where a pattern column's form shows ``#``."""
+
+
+def sidecar_heds(project: DatasetProject, task_ids: list[int] | None = None) -> dict[tuple[int, str, str], str]:
+    """(task id, column, level) -> the HED the task's newest stored sidecar puts on that level's rows (composed:
+    what the rows get, not the level's own annotation); a pattern column's form gets its first string's, each
+    number value as ``#``."""
+    rows = SidecarResult.objects.filter(task__project=project).order_by("task_id", "-created_at", "-id")
+    if task_ids is not None:
+        rows = rows.filter(task_id__in=task_ids)
+    newest: dict[int, int] = {}
+    for task_id, pk in rows.values_list("task_id", "id"):  # ids first: only the newest sidecar of each is read
+        newest.setdefault(task_id, pk)
+    found: dict[tuple[int, str, str], str] = {}
+    for task_id, sidecar in SidecarResult.objects.filter(pk__in=list(newest.values())).values_list("task_id",
+                                                                                                    "sidecar"):
+        for column, entry in (sidecar or {}).items():
+            hed = entry.get("HED") if isinstance(entry, dict) else None
+            if not isinstance(hed, dict):
+                continue
+            for level, text in hed.items():
+                found[(task_id, column, str(level))] = str(text)
+                form = marker_pattern(str(level))
+                if form != str(level):  # a pattern column's form: its strings' HED with their values as #
+                    found.setdefault((task_id, column, form), _VALUE.sub("/#", str(text)))
+    return found
+
+
+def stale_tasks(project: DatasetProject, states: list[LevelState] | None = None, *,
+                ask: bool = True) -> list[DatasetTask]:
+    """The tasks whose sidecar for the current annotations is not stored (an edit, a review or an answer came
+    after the job); with *ask*, the background task asked for each (once per lease, as a page asks)."""
+    states = level_states(project) if states is None else states
+    tasks = list(project.tasks.all())
+    stored = set(SidecarResult.objects.filter(task__project=project).values_list("task_id", "digest"))
+    stale = []
+    for task in tasks:
+        digest = task_digest(project, task, states)
+        if (task.pk, digest) in stored:
+            continue
+        stale.append(task)
+        if ask and ask_task(task, digest):
+            transaction.on_commit(lambda task=task: validate_sidecar_task.enqueue(str(project.pk), task.pk))
+    return stale
+
+
+def settled_status(project: DatasetProject, states: list[LevelState] | None = None) -> str:
+    """The project's status as it is true now: the job's ``done`` stands only while every task's sidecar for the
+    current annotations is stored (so the sidecar answers 200 at once); after an edit, a correction or a review
+    it reads ``validating`` until the background task stored it (asked for here). Other phases are the job's."""
+    if project.status != JobStatus.DONE:
+        return project.status
+    return JobStatus.VALIDATING if stale_tasks(project, states) else project.status
+
+
 def store_current(project: DatasetProject) -> None:
     """Every task's sidecar for the project's current annotations stored (the dataset job's validating phase).
 
@@ -177,7 +237,10 @@ def refresh_project(project: DatasetProject) -> list[TaskSidecar]:
 def write_zip(project: DatasetProject, out: IO[bytes]) -> None:
     """The events files and sidecars the upload kept (never recordings), each task's new sidecar in place."""
     sidecars = {r.task.sidecar_name: r.sidecar for r in refresh_project(project)}
-    write_dataset_zip(out, sidecars, files=project_files(project))
+    # dataset_description.json with the HEDVersion the sidecars were validated with, and a note saying so.
+    files = release_files(project_files(project), as_hed_version(validation_version(project)), sidecars,
+                          name=project.name)
+    write_dataset_zip(out, sidecars, files=files)
 
 
 @background_task()
@@ -199,5 +262,14 @@ def validate_sidecar_task(project_id: str, task_id: int) -> str:
     return "valid" if result.is_valid else "invalid"
 
 
-__all__ = ["current_sidecar", "refresh_project", "refresh_sidecar", "store_current", "validate_sidecar_task",
-           "write_zip"]
+__all__ = [
+    "current_sidecar",
+    "refresh_project",
+    "refresh_sidecar",
+    "settled_status",
+    "sidecar_heds",
+    "stale_tasks",
+    "store_current",
+    "validate_sidecar_task",
+    "write_zip",
+]

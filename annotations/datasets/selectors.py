@@ -69,6 +69,7 @@ class LevelState:
     queued: bool = False
     outcome: LevelStatus = "pending"  # the status its runs give, open question or not
     open_question: bool = False
+    sidecar_hed: str | None = None  # what the stored sidecar puts on its rows (set by pages that show it)
 
     @property
     def column(self) -> DatasetColumn:
@@ -256,16 +257,24 @@ ROWS_PASS_ENOUGH = 0.5
 """Below this share of rows passing hedtools' event checks, a valid sidecar still needs work: valid HED that
 fails most events is not a finished task."""
 
+VerdictState = Literal["validating", "invalid", "valid", "needs_work", "awaiting_answers"]
+
 
 @dataclass(frozen=True)
 class TaskVerdict:
-    """A task's verdict: its sidecar's validity and the share of rows passing the event checks, side by side."""
+    """A task's verdict: its sidecar's validity, and side by side the rows with HED, the rows passing the event
+    checks and the levels that need a description (an open question, or HED of only generic tags or names:
+    :func:`bidsdata.quality.vague_levels`). "Valid" alone, in green, only when every row has HED, most pass
+    and no level waits for the lab: valid HED on rows that have none says nothing."""
 
-    state: Literal["validating", "invalid", "valid", "needs_work", "awaiting_answers"]
+    state: VerdictState
     rows: int = 0
     rows_ok: int = 0
     unanswered: int = 0  # levels the sidecar leaves without HED (a question open, a run not valid)
     unanswered_columns: int = 0  # of those, value columns left without a template
+    rows_hed: int | None = None  # rows that get any HED (None: not known, as in a result stored before)
+    levels: int = 0  # the task's categorical levels
+    undescribed: int = 0  # of those, levels that need a description
 
     @property
     def percent(self) -> int | None:
@@ -276,16 +285,39 @@ class TaskVerdict:
         return self.state == "valid"
 
     @property
+    def head(self) -> str:
+        return {"validating": "Validating", "invalid": "Not valid yet", "valid": "Valid", "needs_work": "Valid",
+                "awaiting_answers": "Valid"}[self.state]
+
+    @property
+    def facts(self) -> list[str]:
+        """The figures beside the validity, each a short phrase: rows annotated, rows passing, levels."""
+        found: list[str] = []
+        if self.state == "validating":
+            return found
+        if self.unanswered:
+            left = without_hed(self.unanswered - self.unanswered_columns, self.unanswered_columns)
+            found.append(f"{left} without HED yet")
+        if self.rows_hed is not None and self.rows:
+            found.append(f"{self.rows_hed:,} of {self.rows:,} rows annotated")
+        if self.rows:
+            found.append(f"{self.rows_ok:,} of {self.rows:,} rows pass the event checks")
+        elif self.rows_hed is not None:
+            found.append("no events row checked")
+        if self.undescribed:
+            found.append(f"{self.undescribed:,} of {self.levels:,} level{'s' if self.levels != 1 else ''} "
+                         f"need{'s' if self.undescribed == 1 else ''} a description")
+        return found
+
+    @property
     def label(self) -> str:
-        left = without_hed(self.unanswered - self.unanswered_columns, self.unanswered_columns)
-        head = {"validating": "Validating", "invalid": "Not valid yet", "valid": "Valid",
-                "needs_work": "Valid, needs work", "awaiting_answers": f"Valid; {left} without HED yet"}[self.state]
-        if self.percent is None:
-            return head
-        return f"{head}: {self.percent}% of rows pass the event checks"
+        """The verdict in one line: ``Valid - 0 of 22,332 rows annotated - 0 of 22,332 rows pass the event checks``."""
+        return " - ".join([self.head, *self.facts])
 
     def to_dict(self) -> dict[str, Any]:
-        return {"state": self.state, "label": self.label, "done": self.done, "rows_ok_percent": self.percent}
+        return {"state": self.state, "label": self.label, "done": self.done, "rows_ok_percent": self.percent,
+                "rows": self.rows, "rows_hed": self.rows_hed, "rows_ok": self.rows_ok, "levels": self.levels,
+                "levels_need_description": self.undescribed, "without_hed": self.unanswered}
 
 
 def without_hed(levels: int, columns: int) -> str:
@@ -295,25 +327,30 @@ def without_hed(levels: int, columns: int) -> str:
     return " and ".join(parts)
 
 
-def task_verdict(*, valid: bool, pending: bool, rows: int = 0, rows_ok: int = 0,
-                 unanswered: int = 0, unanswered_columns: int = 0) -> TaskVerdict:
-    """The one verdict the task card and the API give a task (:class:`TaskVerdict`).
+def task_verdict(*, valid: bool, pending: bool, rows: int = 0, rows_ok: int = 0, unanswered: int = 0,
+                 unanswered_columns: int = 0, rows_hed: int | None = None, levels: int = 0,
+                 undescribed: int = 0) -> TaskVerdict:
+    """The one verdict the task card, the sidecar page, the level page and the API give a task
+    (:class:`TaskVerdict`).
 
     *valid* is hedtools' word on the sidecar and its events files; *unanswered* counts the levels it leaves
     without HED (a question the lab has yet to answer, a run that is not valid): a sidecar that validates is
-    never called "not valid" for them, nor "valid" as if it were complete."""
-    state: Literal["validating", "invalid", "valid", "needs_work", "awaiting_answers"]
+    never called "not valid" for them, nor "valid" as if it were complete. It is ``valid`` (done) only when
+    every row checked has HED, at least :data:`ROWS_PASS_ENOUGH` of them pass, and no level needs a
+    description; rows not annotated or failing, or levels that say nothing, make it ``needs_work``."""
+    state: VerdictState
     if pending:
         state = "validating"
     elif not valid:
         state = "invalid"
-    elif rows and rows_ok / rows < ROWS_PASS_ENOUGH:
-        state = "needs_work"
     elif unanswered:
         state = "awaiting_answers"
+    elif (rows and rows_ok / rows < ROWS_PASS_ENOUGH) or undescribed or (
+            rows_hed is not None and (not rows or rows_hed < rows)):
+        state = "needs_work"
     else:
         state = "valid"
-    return TaskVerdict(state, rows, rows_ok, unanswered, unanswered_columns)
+    return TaskVerdict(state, rows, rows_ok, unanswered, unanswered_columns, rows_hed, levels, undescribed)
 
 
 def next_to_review(states: list[LevelState]) -> LevelState | None:

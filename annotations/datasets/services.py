@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from django.db import transaction
@@ -36,7 +36,9 @@ from annotations.models import (
     SessionStatus,
 )
 from bidsdata.archive import DatasetError, DatasetFiles
-from bidsdata.inventory import TaskInventory, build_inventory
+from bidsdata.inventory import ColumnInventory, LevelInventory, TaskInventory, build_inventory
+from bidsdata.markers import is_marker_text
+from bidsdata.patterns import column_values, pattern_counts, pattern_description
 from bidsdata.sidecar import SIDECAR, validate_sidecar
 from bidsdata.value_templates import propose_value_template
 
@@ -73,7 +75,16 @@ def _existing_validity(task: TaskInventory, version: str | list[str] | None) -> 
     return {(i.column, i.level) for i in issues if i.source == SIDECAR and i.severity == "error" and i.column}
 
 
-def _store_task(project: DatasetProject, task: TaskInventory, version: str | list[str] | None) -> None:
+def _forms(column: ColumnInventory, texts: list[str]) -> dict[str, int] | None:
+    """The forms of a value column of marker strings that the lab gave no template (:mod:`bidsdata.patterns`):
+    thousands of strings, a few forms, each a level; None for any other column."""
+    if column.kind != "value" or column.existing_hed or not any(is_marker_text(v) for v in column.samples):
+        return None
+    return pattern_counts(column_values(texts, column.name))
+
+
+def _store_task(project: DatasetProject, task: TaskInventory, version: str | list[str] | None,
+                texts: list[str] | None = None) -> None:
     row = DatasetTask.objects.create(project=project, name=task.task, sidecar_name=task.sidecar_name,
                                      events_files=task.events_files, original_sidecar=task.original_sidecar,
                                      definition_keys=task.definition_keys, context=asdict(task.context),
@@ -83,6 +94,11 @@ def _store_task(project: DatasetProject, task: TaskInventory, version: str | lis
         existing_template = column.existing_hed if isinstance(column.existing_hed, str) else ""
         template = ""
         samples = column.samples if column.kind != "skip" else []
+        forms = _forms(column, texts or [])
+        if forms is not None:  # annotated by form, each a level (the sidecar gives every string its form's HED)
+            column = replace(column, kind="categorical", levels=[
+                LevelInventory(value=form, count=count, description=pattern_description(form), needs_description=True)
+                for form, count in sorted(forms.items())])
         if column.kind == "value":
             template = existing_template or propose_value_template(
                 column.name, description=column.description, units=column.units, sample_values=samples,
@@ -91,7 +107,7 @@ def _store_task(project: DatasetProject, task: TaskInventory, version: str | lis
             task=row, position=position, name=column.name, kind=column.kind, detected_kind=column.kind,
             description=column.description, needs_description=column.needs_description, units=column.units or "",
             distinct_values=column.distinct_values, sample_values=samples,
-            existing_template=existing_template, template=template)
+            existing_template=existing_template, template=template, by_pattern=forms is not None)
         DatasetLevel.objects.bulk_create([
             DatasetLevel(column=stored, value=level.value, count=level.count, description=level.description,
                          needs_description=level.needs_description, existing_hed=level.existing_hed or "",
@@ -120,7 +136,8 @@ def import_dataset(*, user: Any, files: DatasetFiles, name: str = "", schema_ver
         DatasetFile.objects.bulk_create([DatasetFile(project=project, path=path, text=files.texts[path])
                                          for path in files.paths()])
         for task in inventory.tasks:
-            _store_task(project, task, project.hed_version or version)
+            _store_task(project, task, project.hed_version or version,
+                        [files.texts[path] for path in task.events_files if path in files.texts])
     logger.info("dataset %s imported: %d task(s), %d file(s)", project.pk, len(inventory.tasks), len(files.texts))
     return project
 

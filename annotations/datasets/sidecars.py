@@ -15,7 +15,7 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from django.core.cache import cache
@@ -28,6 +28,7 @@ from bidsdata.composition import Composition
 from bidsdata.context import TaskContext
 from bidsdata.inventory import ColumnInventory, EventsFileNote, LevelInventory, TaskInventory
 from bidsdata.issues import SidecarIssue
+from bidsdata.patterns import column_values, marker_pattern
 from bidsdata.pipeline import TaskResult, in_worker, inputs_digest, issues_digest, sidecar_for_task
 from bidsdata.pool import drop_pool, shared_pool
 from bidsdata.sidecar import MissingAnnotation, sidecar_to_spreadsheet
@@ -168,15 +169,33 @@ def task_sidecar(project: DatasetProject, task: DatasetTask, *, validate: bool =
     computed in a worker of the shared validation pool (:func:`pipeline_in_pool`)."""
     states = level_states(project, task=task.name) if states is None else states
     mine = [s for s in states if s.level.column.task_id == task.pk]
-    args = (task_inventory(task), _annotations(task, mine), task_events(project, task, files),
-            validation_version(project))
+    events, version = task_events(project, task, files), validation_version(project)
+    forms = task.columns.filter(by_pattern=True, kind=ColumnKind.CATEGORICAL).values_list("name", flat=True)
+    patterns = {name: column_values(events.values(), name) for name in forms}
     run = pipeline_in_pool if in_pool else sidecar_for_task
-    done = run(*args, memo=TaskCache(project.pk, task.pk), validate=validate, quality_limits=quality_limits)
-    return from_result(task, done, mine)
+    done = run(task_inventory(task), _annotations(task, mine), events, version, memo=TaskCache(project.pk, task.pk),
+               validate=validate, quality_limits=quality_limits, patterns=patterns)
+    return _by_form(from_result(task, done, mine), set(patterns))
 
 
-def pipeline_in_pool(*args: Any, memo: TaskCache, validate: bool, quality_limits: Mapping[str, int] | None
-                     ) -> TaskResult:
+def _by_form(result: TaskSidecar, forms: set[str]) -> TaskSidecar:
+    """What the sidecar lacks and what hedtools says, of a pattern column's strings, said of their form's level
+    (the level a page links to): one missing form, not a line per string."""
+    if not forms:
+        return result
+
+    def form(column: str | None, level: str | None) -> str | None:
+        return marker_pattern(level) if column in forms and level is not None else level
+
+    missing = list(dict.fromkeys(MissingAnnotation(m.column, form(m.column, m.level)) for m in result.missing))
+    issues = [replace(i, level=form(i.column, i.level),
+                      related=tuple((c, form(c, lv)) for c, lv in i.related)) for i in result.issues]
+    dropped = [replace(d, level=form(d.column, d.level)) for d in result.dropped]
+    return replace(result, missing=missing, issues=issues, dropped=dropped)
+
+
+def pipeline_in_pool(*args: Any, memo: TaskCache, validate: bool, quality_limits: Mapping[str, int] | None,
+                     patterns: Mapping[str, Mapping[str, int]] | None = None) -> TaskResult:
     """:func:`bidsdata.pipeline.sidecar_for_task` in one worker of this process's shared validation pool.
 
     Composing, validating and checking a task's rows hold a core (and, in this process, the GIL that every
@@ -189,12 +208,14 @@ def pipeline_in_pool(*args: Any, memo: TaskCache, validate: bool, quality_limits
         if isinstance(exc, BrokenProcessPool) and pool is not None:
             drop_pool(pool)  # the next call starts a new one
         logger.warning("the validation pool could not compute the sidecar (%r); computing it here", exc)
-        return sidecar_for_task(*args, memo=memo, validate=validate, quality_limits=quality_limits)
+        return sidecar_for_task(*args, memo=memo, validate=validate, quality_limits=quality_limits,
+                                patterns=patterns)
 
     level, pool = logging.getLogger("bidsdata").getEffectiveLevel(), None
     try:
         pool, _ = shared_pool()
-        future = pool.submit(in_worker, level, *args, validate=validate, quality_limits=quality_limits)
+        future = pool.submit(in_worker, level, *args, validate=validate, quality_limits=quality_limits,
+                             patterns=patterns)
     except (OSError, RuntimeError) as exc:  # broken (RuntimeError's kind), shut down meanwhile, or no processes
         return here(exc, pool)
     try:

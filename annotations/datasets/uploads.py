@@ -20,6 +20,10 @@ from bidsdata.members import is_context, is_relevant
 logger = logging.getLogger(__name__)
 
 MAX_FILES = 1000
+FILES_READ = ("Read from it: dataset_description.json (its HEDVersion picks the schema), every *_events.tsv and "
+              "*_events.json, and the README and task files (task-*_bold.json, _eeg.json...) that tell the annotator "
+              "what the study is. Recordings and every other file are skipped.")
+"""Which files an upload reads, in the one wording the upload form and the empty datasets page both show."""
 
 
 def upload_limits() -> UploadLimits:

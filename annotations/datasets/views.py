@@ -21,17 +21,17 @@ from annotations.datasets.forms import ColumnKindForm, DatasetUploadForm, LevelD
 from annotations.datasets.fragments import LEVEL_FILTERS, page_context, task_levels_context
 from annotations.datasets.level_views import level_page_context
 from annotations.datasets.levels import next_needing_work
-from annotations.datasets.results import current_sidecar, refresh_sidecar
+from annotations.datasets.quality import task_quality
+from annotations.datasets.results import refresh_sidecar
 from annotations.datasets.selectors import (
     level_states,
     next_to_review,
     project_for,
     validation_version,
     visible_projects,
-    without_hed,
 )
 from annotations.datasets.sidecars import spreadsheet
-from annotations.datasets.uploads import files_from_uploads
+from annotations.datasets.uploads import FILES_READ, files_from_uploads
 from annotations.errors import as_message, on_form, sentence
 from annotations.models import DatasetColumn, DatasetLevel, DatasetProject
 
@@ -63,10 +63,13 @@ def dataset_list(request: HttpRequest) -> HttpResponse:
                 schema_version=data["schema_version"] or None, ignore_existing_hed=data["ignore_existing_hed"],
                 concurrency=data["concurrency"])
             logger.info("dataset %s imported by %s", project.pk, request.user)
+            messages.success(request, "Uploaded: nothing is annotated yet. Next, press Annotate all.",
+                             extra_tags="next")
             return redirect(project)
     projects = visible_projects(request.user).select_related("user")[:100]
     status = 400 if request.method == "POST" else 200
-    return render(request, "annotations/datasets/list.html", {"form": form, "projects": projects}, status=status)
+    return render(request, "annotations/datasets/list.html", {"form": form, "projects": projects,
+                                                               "files_read": FILES_READ}, status=status)
 
 
 @login_required
@@ -101,7 +104,9 @@ def dataset_annotate(request: HttpRequest, pk: Any) -> HttpResponse:
     with as_message(request):  # already being annotated, or past HEDIT_DATASET_RATE
         sessions = services.start_annotation(project, user=request.user)
         if sessions:
-            messages.success(request, f"Annotating {len(sessions)} level(s), {project.concurrency} at a time.")
+            # Tagged "job": the page takes it away once the job has ended (js/datasets.js), it is no longer true.
+            messages.success(request, f"Annotating {len(sessions)} level(s), {project.concurrency} at a time: the "
+                             "counts below follow them.", extra_tags="job")
         else:
             messages.info(request, "Every level already has an annotation; nothing to annotate.")
     return redirect(project)
@@ -205,7 +210,8 @@ def task_sidecar_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
     if fmt not in ("", "json", "tsv"):
         return HttpResponse("format must be json or tsv", status=400, content_type="text/plain")
     # A download is asked for on purpose: it waits for the sidecar; the page shows what is stored at once.
-    result = refresh_sidecar(project, task_row) if fmt else current_sidecar(project, task_row)
+    checked = None if fmt else task_quality(project, task_row)
+    result = refresh_sidecar(project, task_row) if checked is None else checked.result
     if fmt == "json":
         response = HttpResponse(json.dumps(result.sidecar, indent=2, ensure_ascii=False) + "\n",
                                 content_type="application/json")
@@ -216,10 +222,9 @@ def task_sidecar_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
         name = task_row.sidecar_name.removesuffix(".json") + "_hed.tsv"
         response["Content-Disposition"] = content_disposition_header(True, name)
         return response
-    columns = sum(1 for m in result.missing if m.level is None)
+    assert checked is not None
     context = {"project": project, "task": task_row, "result": result, "rows": result.issue_rows(),
-               "awaiting": without_hed(len(result.missing) - columns, columns),
-               "version": validation_version(project),
+               "verdict": checked.verdict, "version": validation_version(project),
                "preview": json.dumps(result.sidecar, indent=2, ensure_ascii=False)}
     return render(request, "annotations/datasets/sidecar.html", context)
 

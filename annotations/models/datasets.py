@@ -123,6 +123,9 @@ class DatasetColumn(models.Model):
     existing_template = models.TextField(blank=True, help_text="The uploaded sidecar's HED for a value column.")
     template = models.TextField(blank=True, help_text="The HED template written for a value column.")
     template_issues = models.JSONField(default=list, blank=True)
+    by_pattern = models.BooleanField(default=False, help_text="A marker column annotated by form: its levels are "
+                                     "its strings' forms (numbers as #), the sidecar gives each string its form's "
+                                     "HED (bidsdata.patterns).")
 
     class Meta:
         ordering = ("task", "position")

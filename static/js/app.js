@@ -51,13 +51,36 @@
     var area = document.createElement("textarea");
     area.value = text;
     area.setAttribute("readonly", "");
-    area.style.position = "fixed";
-    area.style.opacity = "0";
+    area.className = "offscreen-copy";
     document.body.appendChild(area);
     area.select();
     try { document.execCommand("copy"); } catch (e) { /* nothing more we can do */ }
     document.body.removeChild(area);
   }
+
+  // An htmx request the server refused with an error page (403, 404, 405) or could not answer (5xx, no network):
+  // htmx swaps nothing (base.html's htmx-config); one line beside what was asked says so, replaced by the next.
+  function sayFailed(evt, text) {
+    var elt = evt.detail && evt.detail.elt;
+    if (!elt || !elt.isConnected) elt = document.querySelector("main") || document.body;
+    var anchor = elt.closest("form, li, section, .card") || elt;
+    var line = anchor.querySelector(":scope > .htmx-failure") || document.createElement("p");
+    line.className = "error-line htmx-failure";
+    line.setAttribute("role", "alert");
+    line.textContent = text;
+    if (!line.parentNode) anchor.appendChild(line);
+  }
+
+  document.addEventListener("htmx:responseError", function (evt) {
+    var status = evt.detail.xhr ? evt.detail.xhr.status : 0;
+    var why = {403: "You may not do this here.", 404: "This is gone: reload the page for what is there now.",
+               405: "This cannot be done here."}[status] ||
+      "The server could not do this (error " + status + "); nothing was changed. Try again, or reload the page.";
+    sayFailed(evt, why);
+  });
+  document.addEventListener("htmx:sendError", function (evt) {
+    sayFailed(evt, "The server could not be reached; nothing was sent. Try again once you are online.");
+  });
 
   // Close the user menu when clicking elsewhere.
   document.addEventListener("click", function (evt) {

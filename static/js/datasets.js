@@ -9,6 +9,7 @@
     var counts = document.getElementById("dataset-counts");
     if (!counts) return null;
     return {
+      status: counts.getAttribute("data-status"),
       busy: ["annotating", "validating"].indexOf(counts.getAttribute("data-status")) !== -1,
       key: [counts.getAttribute("data-status"), counts.getAttribute("data-done"), counts.getAttribute("data-total")].join(":")
     };
@@ -27,7 +28,13 @@
     if (!now || !window.htmx) return;
     if (now.busy) {
       sawWork = true;
+      // "Next, press Annotate all" is no longer true once a job runs.
+      document.querySelectorAll(".message--next").forEach(function (message) { message.remove(); });
       return;
+    }
+    // "Annotating N levels" is no longer true once the job has ended: its message goes.
+    if (sawWork || ["done", "failed"].indexOf(now.status) !== -1) {
+      document.querySelectorAll(".message--job").forEach(function (message) { message.remove(); });
     }
     if (now.key !== drawn || sawWork) {
       drawn = now.key;

@@ -172,7 +172,8 @@ def test_answering_on_the_page_swaps_the_question_in_place(client, user, project
     assert body.lstrip().startswith("<li") and 'data-answered="true"' in body
     assert "A red circle appears." in body and f'href="#level-{six.pk}"' in body and "Queued" in body
     assert AnnotationSession.objects.get().dataset_level == six
-    assert client.post(url, {"level_id": 999999, "answer": "x"}, HTTP_HX_REQUEST="true").status_code == 404
+    gone = client.post(url, {"level_id": 999999, "answer": "x"}, HTTP_HX_REQUEST="true")  # said in place, no 404 page
+    assert gone.status_code == 409 and "no longer asked" in gone.content.decode()
     page = client.get(project.get_absolute_url()).content.decode()
     assert "What does <code>6</code> mean" not in page  # answered: no longer a question
 
@@ -214,7 +215,7 @@ def test_the_quality_panel_gives_verdicts_and_links_each_failure_to_its_level(cl
     assert "No task role" in failing and f'href="/datasets/{project.pk}/levels/{blinks.pk}/"' in failing
     line = panel[panel.index('id="quality-line-stars"'):]
     assert "levels without HED yet" in line and "Not valid yet" not in line  # the sidecar validates
-    assert re.search(r"<strong>3</strong> of 4 rows pass event checks", line)
+    assert "3 of 4 rows pass the event checks" in line and "4 of 4 rows annotated" in line
     assert re.search(r"<strong>5</strong> open questions", line)
 
 
@@ -242,7 +243,7 @@ def test_the_quality_panel_reads_stored_figures_and_says_validating_until_they_a
     monkeypatch.setattr(results_module.hed_quality, "quality", never)
     monkeypatch.setattr(results_module.hed_quality, "row_preview", never)
     stored = client.get(url).content.decode()
-    assert "Validating" not in stored and re.search(r"<strong>\d+</strong> of 4 rows pass event checks", stored)
+    assert "Validating" not in stored and re.search(r"\d+ of 4 rows pass the event checks", stored)
     annotate(project, user, {("trial_type", "press"): GOOD["press"]})  # the annotations changed
     with django_capture_on_commit_callbacks(execute=True):
         changed = client.get(url).content.decode()

@@ -19,7 +19,8 @@ def test_the_zip_is_named_for_what_it_holds(client, user, small_files):
     response = client.get(f"/datasets/{project.pk}/download/")
     assert response["Content-Disposition"] == 'attachment; filename="tiny_set_events_and_sidecars.zip"'
     with zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content))) as zf:
-        assert set(zf.namelist()) == set(small_files.paths())  # all it holds: no recordings, ever uploaded
+        # All it holds: no recordings, ever uploaded; and the note on what it adds.
+        assert set(zf.namelist()) == {*small_files.paths(), "README_HED.md"}
     sidecar_page = client.get(f"/datasets/{project.pk}/tasks/faces/sidecar/").content.decode()
     assert "Whole dataset" not in sidecar_page and "All events files and sidecars (zip)" in sidecar_page
     api = APIClient()

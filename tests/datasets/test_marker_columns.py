@@ -202,10 +202,26 @@ def test_the_command_annotates_a_marker_task_and_asks_about_every_marker(tmp_pat
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_task_whose_free_text_gets_no_hed_does_not_say_zero_open_questions(tmp_path, capsys):
+def test_thousands_of_free_text_markers_of_a_few_forms_get_hed_by_form(tmp_path, capsys):
     events = tmp_path / "sub-01_task-notes_events.tsv"
     events.write_text("onset\tduration\tvalue\n" + "".join(f"{i}.0\t0\tStart, block {i}, run {i % 3}\n"
                                                            for i in range(150)))
+    questions = tmp_path / "q.tsv"
+    call_command("annotate_dataset", str(events), "--out", str(tmp_path / "out"), "--json",
+                 "--questions", str(questions))
+    task = json.loads(capsys.readouterr().out)["tasks"][0]
+    assert task["quality"]["rows_hed"] == 150 and task["valid"]
+    asked = [line.split("\t")[:2] for line in questions.read_text().splitlines()[1:]]
+    assert ["value", "Start, block #, run #"] in asked  # one question for the form, not 150
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_task_whose_free_text_gets_no_hed_does_not_say_zero_open_questions(tmp_path, capsys):
+    # Free text of no few forms (a form per string: no pattern to annotate by) stays a value column.
+    words = [chr(97 + i % 26) + chr(97 + i // 26) + "q" for i in range(150)]
+    events = tmp_path / "sub-01_task-notes_events.tsv"
+    events.write_text("onset\tduration\tvalue\n" + "".join(f"{i}.0\t0\tStart, {w} here\n"
+                                                           for i, w in enumerate(words)))
     questions = tmp_path / "q.tsv"
     call_command("annotate_dataset", str(events), "--out", str(tmp_path / "out"), "--json",
                  "--questions", str(questions))

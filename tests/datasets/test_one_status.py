@@ -77,12 +77,14 @@ def test_a_valid_task_whose_rows_mostly_fail_reads_as_needing_work(client, user,
     task = project.tasks.get()
     assert refresh_sidecar(project, task).is_valid
     row = SidecarResult.objects.get(task=task)
-    row.quality = {**row.quality, "figures": {**row.quality["figures"], "rows": 100, "rows_ok": 19}}
+    row.quality = {**row.quality, "figures": {**row.quality["figures"], "rows": 100, "rows_hed": 100, "rows_ok": 19}}
     row.save()
     client.force_login(user)
     panel = client.get(f"/datasets/{project.pk}/tasks/t/quality/").content.decode()
-    verdict = re.search(r'id="verdict-t" data-verdict="(\w+)">([^<]*)<', panel)
-    assert verdict and verdict.groups() == ("needs_work", "Valid, needs work: 19% of rows pass the event checks")
+    verdict = re.search(r'id="verdict-t" data-verdict="(\w+)" data-label="([^"]*)">([^<]*)<', panel)
+    assert verdict and verdict.groups() == (
+        "needs_work", "Valid - 100 of 100 rows annotated - 19 of 100 rows pass the event checks", "Valid")
+    assert "19 of 100 rows pass the event checks" in panel  # beside the badge, not in a tooltip only
     assert 'id="task-states-t">2 valid' in panel  # the task card counts the filters' states
     quality = client.get(f"/api/datasets/{project.pk}/?quality=1").json()["tasks"][0]["quality"]
     assert quality["verdict"]["state"] == "needs_work" and quality["verdict"]["done"] is False
@@ -90,10 +92,11 @@ def test_a_valid_task_whose_rows_mostly_fail_reads_as_needing_work(client, user,
 
 
 def test_the_verdict_puts_validity_and_rows_side_by_side():
-    assert task_verdict(valid=True, pending=False, rows=100, rows_ok=19).label == (
-        "Valid, needs work: 19% of rows pass the event checks")
-    mostly_passing = task_verdict(valid=True, pending=False, rows=10, rows_ok=9)
-    assert mostly_passing.label == "Valid: 90% of rows pass the event checks" and mostly_passing.done
+    assert task_verdict(valid=True, pending=False, rows=100, rows_ok=19, rows_hed=100).label == (
+        "Valid - 100 of 100 rows annotated - 19 of 100 rows pass the event checks")
+    mostly_passing = task_verdict(valid=True, pending=False, rows=10, rows_ok=9, rows_hed=10)
+    assert mostly_passing.label == "Valid - 10 of 10 rows annotated - 9 of 10 rows pass the event checks"
+    assert mostly_passing.done
     assert task_verdict(valid=False, pending=False, rows=10, rows_ok=10).state == "invalid"
     assert task_verdict(valid=True, pending=True).state == "validating"
 
@@ -102,12 +105,12 @@ def test_a_valid_sidecar_with_levels_left_without_hed_says_so_and_is_not_done():
     # hedtools accepts the sidecar, but two levels wait for the lab: neither "not valid" nor plainly "valid".
     verdict = task_verdict(valid=True, pending=False, rows=10, rows_ok=10, unanswered=2)
     assert verdict.state == "awaiting_answers" and verdict.done is False
-    assert verdict.label == "Valid; 2 levels without HED yet: 100% of rows pass the event checks"
-    assert task_verdict(valid=True, pending=False, rows=10, rows_ok=10).state == "valid"
+    assert verdict.label == "Valid - 2 levels without HED yet - 10 of 10 rows pass the event checks"
+    assert task_verdict(valid=True, pending=False, rows=10, rows_ok=10, rows_hed=10).state == "valid"
 
 
 def test_the_verdict_counts_levels_and_columns_apart():
     """A value column left without a template is no level: the verdict says what is left, in words."""
     verdict = task_verdict(valid=True, pending=False, rows=10, rows_ok=10, unanswered=5, unanswered_columns=3)
-    assert verdict.label.startswith("Valid; 2 levels and 3 columns without HED yet")
+    assert verdict.label.startswith("Valid - 2 levels and 3 columns without HED yet")
     assert without_hed(0, 1) == "1 column" and without_hed(1, 0) == "1 level"
