@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotations', '0015_project_reuse_memory'),
+        ('annotations', '0017_usage'),
     ]
 
     operations = [
