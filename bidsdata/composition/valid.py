@@ -195,7 +195,10 @@ def keep_the_floor(task: TaskInventory, composition: Repaired, plain: Compositio
         composition = _settled(_untimed(composition, names, found), events, columns)
         found = errors(composition)
     if found and (own := _own_faults(found, composition)):  # a level's HED that fails alone: that level goes back
+        reason = found[0].message.splitlines()[0][:200]
         composition = _settled(_plain_levels(composition, plain, own), events, columns)
+        composition.fallback = (f"errors in {', '.join(f'{c} {lv!r}' for c, lv in sorted(own))} (the other levels "
+                                f"stay composed): {reason}")
         found = errors(composition)
     # What still fails alone is left out below, level by level; anything else sends its columns back to plain.
     if found and composition.annotations is not plain.annotations and not _own_faults(found, composition):

@@ -39,7 +39,8 @@ def test_a_composition_with_errors_gives_way_to_the_levels_own_hed(user, small_f
     project = _annotated(user, small_files)
 
     def broken(task, annotations, events, version):  # a dataset shaped as the composer did not foresee
-        return Composition(annotations={**annotations, "event_type": {"show_star": "Sensory-event, Bogus-tag-xyz"}})
+        return Composition(annotations={**annotations, "event_type": {**annotations["event_type"],
+                                                                       "show_star": "Sensory-event, Bogus-tag-xyz"}})
 
     monkeypatch.setattr("bidsdata.composition.valid.compose_task", broken)
     result = sidecars.task_sidecar(project, project.tasks.get())
