@@ -20,7 +20,7 @@ from agents.assessment import assess
 from agents.evaluation import evaluate
 from agents.feedback import summarise_feedback
 from agents.llm.base import ChatModel, LLMError, LLMReply, Message, constraint_of, render_messages
-from agents.memory import MAX_PROMPT_EXAMPLES, most_similar, prompt_examples, reusable_example
+from agents.memory import MAX_PROMPT_EXAMPLES, most_similar, prompt_examples, provenance, reusable_example
 from agents.offline.lexicon import get_lexicon
 from agents.schema import check_version
 from agents.state import (
@@ -162,7 +162,7 @@ class _Run:
         if self.llm is None:
             match = reusable_example(state)
             used = [match.source_id] if match else []
-            action = (f"Reused the accepted annotation of {match.source_id}" if match
+            action = (f"Reused {provenance(match)}" if match
                       else "No accepted annotation of this description to reuse")
         else:
             used = [e.source_id for e in prompt_examples(state.examples)]
