@@ -15,8 +15,18 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Case, Exists, OuterRef, Q, QuerySet, Value, When
-from django.db.models.fields import CharField
+from django.db.models import (
+    BooleanField,
+    Case,
+    CharField,
+    Exists,
+    ExpressionWrapper,
+    OuterRef,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 
 from agents.memory import OWN, REVIEWED, most_similar
 from agents.state import MemoryExample
@@ -107,6 +117,7 @@ class ShownExample:
     reused: bool = False  # the run's annotation is this example's: it started from it, not just read it
     project: str = ""  # the dataset project the example annotated a level of, if any and visible
     other_project: bool = False  # ...and it is not the run's own project
+    own: bool = False  # the source's owner corrected it herself and no reviewer stood by it: her own memory
 
 
 def examples_for_page(session: AnnotationSession, viewer: Any) -> list[ShownExample]:
@@ -120,16 +131,19 @@ def examples_for_page(session: AnnotationSession, viewer: Any) -> list[ShownExam
             valid.append(AnnotationSession._meta.pk.to_python(value))
         except Exception:  # a malformed id shows as unavailable, never as an error page
             continue
-    seen = {str(row[0]): row for row in visible_sessions(viewer).filter(pk__in=valid).values_list(
+    sources = with_final_author(visible_sessions(viewer).filter(pk__in=valid)).annotate(
+        stood=ExpressionWrapper(stood_by_reviewer(), output_field=BooleanField()))
+    seen = {str(row[0]): row for row in sources.values_list(
         "pk", "description", "final_annotation", "dataset_level__column__task__project_id",
-        "dataset_level__column__task__project__name")}
+        "dataset_level__column__task__project__name", "stood", "user_id", "final_author_id")}
     mine = _project_of(session)
     final = " ".join((session.final_annotation or "").split())
     shown = []
     for source_id in ids:
         if source_id in seen:
-            pk, description, annotation, project_id, project_name = seen[source_id]
+            pk, description, annotation, project_id, project_name, stood, owner_id, author_id = seen[source_id]
             shown.append(ShownExample(
+                own=not stood and author_id is not None and author_id == owner_id,
                 source_id=source_id, visible=True, description=description,
                 url=AnnotationSession(pk=pk).get_absolute_url(),
                 reused=bool(final) and " ".join((annotation or "").split()) == final,

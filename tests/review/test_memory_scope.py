@@ -72,6 +72,8 @@ def test_the_owners_own_project_gets_her_correction_and_says_it_is_hers(client, 
     assert any("your own correction" in note for note in again.notes)
     [example] = examples_for(again)
     assert example.origin == "own"
+    page = client.get(again.get_absolute_url()).content.decode()
+    assert "Started from your own earlier correction" in page and source.get_absolute_url() in page
 
 
 def test_a_reviewers_correction_is_shared_and_names_its_source(client, user, other_user, reviewer):
@@ -85,6 +87,9 @@ def test_a_reviewers_correction_is_shared_and_names_its_source(client, user, oth
     assert any("accepted by a reviewer" in note for note in theirs.notes)
     [example] = examples_for(theirs)
     assert example.origin == "reviewed" and example.source_id == str(source.pk)
+    client.force_login(other_user)
+    page = client.get(theirs.get_absolute_url()).content.decode()
+    assert "a reviewed run you cannot open" in page and "Protocol zeta" not in page
 
 
 def test_an_owners_correction_after_a_reviewers_is_hers_alone(client, user, other_user, reviewer):
