@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Avg, Count, Q, QuerySet
 from django.utils import timezone
 
+from agents.annotation.parse import MAX_ANNOTATION_CHARS as PARSED_MAX
 from agents.state import ValidationIssue
 from annotations.access import REVIEWABLE_STATUSES, can_review, owns
 from annotations.errors import FieldError
@@ -25,7 +26,7 @@ from annotations.review.rules import is_corrected
 logger = logging.getLogger(__name__)
 
 MAX_COMMENT_CHARS = 5000
-MAX_ANNOTATION_CHARS = 20000
+MAX_ANNOTATION_CHARS = PARSED_MAX  # one limit for what a model writes and what a reviewer does
 # A BIDS column is a TSV header: no whitespace or separators, so a tool can match it exactly.
 
 

@@ -41,7 +41,9 @@ def store_step(session_id: Any, step: AgentStep, state: AnnotationState, attempt
             output=step.output, feedback=step.feedback, issues=[_issue_dict(i) for i in step.issues], ok=step.ok,
             duration_ms=step.duration_ms)
         if step.agent == "annotation" and current is not None:
-            Iteration.objects.create(session_id=session_id, number=number, annotation=current.annotation)
+            # A failed call's step (agents.workflow) reports under the attempt already stored: no second row.
+            Iteration.objects.get_or_create(session_id=session_id, number=number,
+                                            defaults={"annotation": current.annotation})
             AnnotationSession.objects.filter(pk=session_id).update(iteration_count=number)
         elif step.agent == "validation" and current is not None:
             iteration = Iteration.objects.get(session_id=session_id, number=number)
