@@ -35,6 +35,9 @@ __all__ = ["OpenAIChatModel", "ProviderConfig"]
 # What reading a broken or hostile body raises (json recurses per nesting level, pydantic refuses shapes): each
 # is the endpoint's failure, an LLMError, so the caller falls back as for any other model error.
 _UNREADABLE = (RecursionError, ValueError, TypeError, AttributeError, KeyError, IndexError, UnicodeError)
+# Longer replies are not cached: the call's row is then the one place that holds them (a reply that long is no
+# answer worth repeating: no annotation is longer than 20,000 characters).
+MAX_CACHED_REPLY_CHARS = 64_000
 # Statuses worth another try: the server is busy, restarting or briefly broken.
 _RETRY_STATUSES = {408, 409, 429, 500, 502, 503, 504}
 # Sampling parameters some models refuse (reasoning models want their defaults); dropped on refusal.
@@ -118,7 +121,7 @@ class OpenAIChatModel:
             text, call = self._read(agent, model, request_text, response, latency_ms)
         except _UNREADABLE as exc:
             raise LLMError(self._unreadable(exc)) from None
-        if key is not None and text:
+        if key is not None and text and len(text) <= MAX_CACHED_REPLY_CHARS:
             await self._cache_put(key, CachedResponse(model=call.model, text=text,
                                                       prompt_tokens=call.prompt_tokens,
                                                       completion_tokens=call.completion_tokens))
