@@ -19,9 +19,11 @@ TAG = "Red, "  # a HED tag: the reply reads as one (enormous) annotation
 class HugeOpenAI:
     """``with HugeOpenAI(10 * 2**20) as server:`` answers each chat request with a *content_bytes* reply."""
 
-    def __init__(self, content_bytes: int, *, gzip: bool = False) -> None:
+    def __init__(self, content_bytes: int, *, gzip: bool = False, stall: bool = False) -> None:
         self.content_bytes = content_bytes
         self.gzip = gzip
+        self.stall = stall  # after the first chunk, write nothing more until the server stops
+        self._release = threading.Event()
         self.requests = 0
         self.written: list[int] = []  # bytes of body written per request, until the client hung up
         self._lock = threading.Lock()
@@ -54,13 +56,15 @@ class HugeOpenAI:
         if not self.gzip:
             return chunks
         packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: a gzip stream
-        return [packer.compress(b"".join(chunks)) + packer.flush()]
+        # Chunk by chunk: the server's own memory stays small (tracemalloc sees this thread too).
+        return [b"".join(packer.compress(chunk) for chunk in chunks) + packer.flush()]
 
     def start(self) -> HugeOpenAI:
         self._thread.start()
         return self
 
     def stop(self) -> None:
+        self._release.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -94,6 +98,10 @@ def _handler(server: HugeOpenAI) -> type[BaseHTTPRequestHandler]:
                 for chunk in chunks:  # bounded: the body's chunks, once
                     self.wfile.write(chunk)
                     written += len(chunk)
+                    if server.stall:
+                        self.wfile.flush()
+                        server._release.wait(60)  # released by stop(); the bound only ends a forgotten server
+                        return
             except OSError:  # the client hung up: what it took is what was written until then
                 pass
             with server._lock:
