@@ -122,3 +122,24 @@ def test_a_review_by_a_user_who_lost_the_permission_still_counts_as_given(client
     reviewer.groups.clear()
     assert Revision.objects.get(session=source, after=REVIEWED).by_reviewer is True
     assert _free_run(other_user).final_annotation == REVIEWED
+
+
+def test_the_migration_marks_the_corrections_reviewers_wrote(user, other_user, reviewer, staff, django_user_model):
+    """Migration 0019 reads existing corrections' authors as has_perm does: staff, the group, a permission alone."""
+    import importlib
+
+    from django.apps import apps
+    from django.contrib.auth.models import Permission
+
+    migration = importlib.import_module("annotations.migrations.0019_revision_by_reviewer")
+    granted = django_user_model.objects.create_user("granted", password="pw-granted-12345")
+    granted.user_permissions.add(Permission.objects.get(codename="review_session"))
+    retired = django_user_model.objects.create_user("retired", password="pw-retired-12345", is_active=False)
+    retired.groups.set(reviewer.groups.all())
+    session = _free_run(user)
+    authors = {"ann": user, "bob": other_user, "rev": reviewer, "staff": staff, "granted": granted, "retired": retired}
+    for name, author in authors.items():
+        Revision.objects.create(session=session, author=author, after=f"Sensory-event, Label/{name}", is_valid=True)
+    migration.mark_reviewers(apps, None)
+    marked = {r.author.username: r.by_reviewer for r in Revision.objects.filter(session=session)}
+    assert marked == {"ann": False, "bob": False, "rev": True, "staff": True, "granted": True, "retired": False}
