@@ -112,6 +112,13 @@ def _int_or_none(value: Any, default: int | None) -> int | None:
         return default
 
 
+def _reply_seconds(value: Any, timeout: float) -> float:
+    """The whole call's deadline: as set, else 180 s or three read timeouts, whichever is longer (a lab that gave
+    its slow local model a long timeout keeps it)."""
+    seconds = _float(value, 0.0)
+    return seconds if seconds > 0 else max(DEFAULT_REPLY_SECONDS, 3 * timeout)
+
+
 def _agent_models(value: Any) -> dict[str, str]:
     if isinstance(value, str):
         try:
@@ -171,7 +178,7 @@ def resolve_config(values: Mapping[str, Any]) -> ProviderConfig | None:
         allowed_hosts=_hosts(values.get("ALLOWED_HOSTS")),
         cache_scope=str(values.get("CACHE_SCOPE") or "server"),
         max_reply_bytes=max(1024, int(_float(values.get("MAX_REPLY_BYTES"), DEFAULT_MAX_REPLY_BYTES))),
-        reply_seconds=max(1.0, _float(values.get("REPLY_SECONDS"), DEFAULT_REPLY_SECONDS)),
+        reply_seconds=_reply_seconds(values.get("REPLY_SECONDS"), _float(values.get("TIMEOUT"), 60.0)),
     )
 
 

@@ -80,6 +80,8 @@ async def test_a_reply_that_stalls_ends_at_the_deadline_not_the_read_timeout(mak
 def test_the_bounds_are_server_settings():
     config = resolve_config({"BASE_URL": "http://x/v1", "MAX_REPLY_BYTES": "5000", "REPLY_SECONDS": "7"})
     assert config is not None and config.max_reply_bytes == 5000 and config.reply_seconds == 7.0
+    slow = resolve_config({"BASE_URL": "http://x/v1", "TIMEOUT": "300"})  # a slow local model keeps its minutes
+    assert slow is not None and slow.reply_seconds == 900.0 and slow.max_reply_bytes == 2**20
 
 
 def _stored_chars() -> int:
