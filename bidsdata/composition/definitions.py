@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from bidsdata.composition import cues
 from bidsdata.composition.events import event_groups
 from bidsdata.composition.lasting import content_of, pairs
+from bidsdata.composition.parametric import parametric, stem_name
 from bidsdata.composition.roles import CONDITION, EVENT
 from bidsdata.composition.tags import (
     EVENT_TYPES,
@@ -108,13 +109,16 @@ def conditions(task: TaskInventory, annotations: dict[str, Mapping[str, str] | s
         levels = annotations.get(column)
         if role != CONDITION or not isinstance(levels, Mapping):
             continue
-        factor = def_name(cues.words(column))
+        valued = parametric(levels)  # LOAD-2, LOAD-4: the stem is the factor, the number its value
+        factor = stem_name(next(iter(valued.values()))[0]) if valued else def_name(cues.words(column))
         new = {}
         for level, hed in levels.items():
             said = cues.words(level)
             generic = not said or all(cues.NUMBER.match(w) for w in said) or len("".join(said)) <= 2
             name = def_name(cues.words(column, level) if generic else said)
             body = _without_types(hed, known)
+            if level in valued:
+                body = ", ".join(b for b in (body, f"Parameter-value/{valued[level][1]}") if b)
             name = defs.add(name, f"Condition-variable/{factor}" + (f", {body}" if body else ""))
             new[level] = f"Def/{name}"
         annotations[column] = new

@@ -17,6 +17,7 @@ from agents.offline.annotator import annotate_offline
 from agents.schema import canonical
 from bidsdata.composition import cues
 from bidsdata.composition.events import event_groups
+from bidsdata.composition.parametric import parametric, value_items
 from bidsdata.composition.tags import (
     EVENT_TYPES,
     TASK_ROLES,
@@ -85,6 +86,7 @@ def distinguish(levels: Mapping[str, str], texts: Mapping[str, list[str]], known
     avoid = avoid or set()
     out = dict(levels)
     labelled: list[str] = []
+    valued = parametric(out)  # LOAD-2, LOAD-4: the number is what sets them apart, as a value
     for attempt in (0, 1):
         seen: dict[tuple[str, ...], list[str]] = {}
         for level, hed in out.items():
@@ -103,9 +105,12 @@ def distinguish(levels: Mapping[str, str], texts: Mapping[str, list[str]], known
                 if items:
                     out[level] = add_items(out[level], items, known, nested)
                 elif attempt or not own:
-                    valued = _named_item(out[level], level, texts.get(level, []), version)
-                    if valued:
-                        out[level] = valued
+                    if level in valued:
+                        out[level] = add_items(out[level], value_items(*valued[level], version), known, nested)
+                        continue
+                    named = _named_item(out[level], level, texts.get(level, []), version)
+                    if named:
+                        out[level] = named
                         continue
                     name = _LABEL.sub("-", label_prefix + level).strip("-") or "level"
                     out[level] = add_items(out[level], [f"Label/{name}"], known, nested)

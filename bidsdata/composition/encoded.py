@@ -6,7 +6,8 @@ and a curator annotates the words and leaves the code without HED: its HED could
 from a short legend, say less or something else. A column is such an encoding when every one of its levels
 is a whole number, every row it has a value on is told of by a word column too, and the word columns' values
 on a row decide its code there and each code keeps to one value of a word column (a few stray rows aside;
-codes the lab describes alike count as one): the code then says nothing the words do not. It is left out of the sidecar with a note naming the columns it repeats.
+codes the lab describes alike count as one): the code then says nothing the words do not. It is left out
+of the sidecar with a note naming the columns it repeats. A column the lab wrote HED for is the lab's, kept.
 """
 
 from __future__ import annotations
