@@ -145,3 +145,28 @@ def test_folder_symlink_inside_the_folder_is_followed(tmp_path):
     (dataset / "sub-01_task-a_events.tsv").write_bytes(GOOD_TSV)
     (dataset / "sub-02_task-a_events.tsv").symlink_to(dataset / "sub-01_task-a_events.tsv")
     assert read_folder(dataset).events_files() == ["sub-01_task-a_events.tsv", "sub-02_task-a_events.tsv"]
+
+
+def _encrypted(entries: dict[str, bytes], *, flagged: set[str]) -> io.BytesIO:
+    """A zip whose *flagged* entries carry the encrypted bit (in the directory and their local headers)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in entries.items():
+            info = zipfile.ZipInfo(name)
+            if name in flagged:
+                info.flag_bits |= 0x1
+            zf.writestr(info, data)
+    buffer.seek(0)
+    return buffer
+
+
+def test_an_encrypted_entry_that_is_read_is_refused_naming_it():
+    archive = _encrypted({"sub-01_task-a_events.tsv": GOOD_TSV}, flagged={"sub-01_task-a_events.tsv"})
+    with pytest.raises(DatasetError, match=r"sub-01_task-a_events\.tsv: the entry is encrypted"):
+        read_zip(archive)
+
+
+def test_an_encrypted_entry_the_reader_skips_does_not_matter():
+    archive = _encrypted({"sub-01_task-a_events.tsv": GOOD_TSV, "sub-01_eeg.edf": b"\x00" * 10},
+                         flagged={"sub-01_eeg.edf"})
+    assert read_zip(archive).paths() == ["sub-01_task-a_events.tsv"]
