@@ -148,16 +148,24 @@ def test_folder_symlink_inside_the_folder_is_followed(tmp_path):
 
 
 def _encrypted(entries: dict[str, bytes], *, flagged: set[str]) -> io.BytesIO:
-    """A zip whose *flagged* entries carry the encrypted bit (in the directory and their local headers)."""
+    """A zip whose *flagged* entries carry the encrypted bit, in the directory and in their local headers
+    (zipfile writes no encrypted entries itself, so the bit is set in the written bytes)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
         for name, data in entries.items():
-            info = zipfile.ZipInfo(name)
-            if name in flagged:
-                info.flag_bits |= 0x1
-            zf.writestr(info, data)
-    buffer.seek(0)
-    return buffer
+            zf.writestr(name, data)
+    raw = bytearray(buffer.getvalue())
+    with zipfile.ZipFile(io.BytesIO(bytes(raw))) as zf:
+        infos = [info for info in zf.infolist() if info.filename in flagged]
+    for info in infos:
+        raw[info.header_offset + 6] |= 0x1  # local header: flags at byte 6
+    start = 0
+    while (start := raw.find(b"PK\x01\x02", start)) != -1:  # central directory: flags at byte 8, name at 46
+        name_length = int.from_bytes(raw[start + 28:start + 30], "little")
+        if raw[start + 46:start + 46 + name_length].decode() in flagged:
+            raw[start + 8] |= 0x1
+        start += 46
+    return io.BytesIO(bytes(raw))
 
 
 def test_an_encrypted_entry_that_is_read_is_refused_naming_it():
