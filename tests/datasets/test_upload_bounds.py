@@ -116,3 +116,15 @@ def test_a_field_past_its_bound_is_a_400_naming_it_and_nothing_is_stored(api: AP
     message = " ".join(response.json()["files"])
     assert named in message, (field, message)
     assert _nothing_stored()
+
+
+def test_a_template_edited_later_nested_too_deep_is_a_400_and_not_stored(api: APIClient) -> None:
+    assert _post(api, Upload().files()).status_code == 201
+    column = DatasetColumn.objects.get(name="response_time")
+    before = column.template
+    response = api.patch(f"/api/datasets/{column.task.project_id}/columns/{column.pk}/",
+                         {"template": _nested(200) + ", Delay/# s"}, format="json")
+    assert response.status_code == 400
+    assert f"more than the {MAX_GROUP_DEPTH} allowed" in json.dumps(response.json())
+    column.refresh_from_db()
+    assert column.template == before
