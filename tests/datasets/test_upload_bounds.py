@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.core.management.base import CommandError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
@@ -128,3 +130,28 @@ def test_a_template_edited_later_nested_too_deep_is_a_400_and_not_stored(api: AP
     assert f"more than the {MAX_GROUP_DEPTH} allowed" in json.dumps(response.json())
     column.refresh_from_db()
     assert column.template == before
+
+
+def test_the_command_line_refuses_an_overlong_name_in_one_line(tmp_path) -> None:
+    folder = tmp_path / "dataset"
+    folder.mkdir()
+    for name, text in Upload(column="c" * (MAX_NAME_CHARS + 1)).files().items():
+        (folder / name).write_text(text)
+    with pytest.raises(CommandError) as refused:
+        call_command("annotate_dataset", str(folder), "--out", str(tmp_path / "out"))
+    message = str(refused.value)
+    assert "\n" not in message and "column name" in message and f"more than the {MAX_NAME_CHARS}" in message
+    assert _nothing_stored()
+
+
+def test_a_value_column_made_categorical_with_an_overlong_value_is_a_400(api: APIClient) -> None:
+    files = Upload().files()
+    events = "sub-01_task-faces_events.tsv"
+    files[events] = files[events].replace("\t0.4\t", f"\t{'r' * (MAX_NAME_CHARS + 1)}\t")
+    assert _post(api, files).status_code == 201
+    column = DatasetColumn.objects.get(name="response_time")
+    response = api.patch(f"/api/datasets/{column.task.project_id}/columns/{column.pk}/", {"kind": "categorical"},
+                         format="json")
+    assert response.status_code == 400
+    assert f"more than the {MAX_NAME_CHARS} a level may have" in json.dumps(response.json())
+    assert not DatasetLevel.objects.filter(column=column).exists()
