@@ -95,6 +95,16 @@ def most_similar(text: str, candidates: Sequence[MemoryExample], k: int = 3,
     return [example for score, _, example in scored if score >= min_score][:k]
 
 
+REVIEWED, OWN = "reviewed", "own"
+
+
+def provenance(example: MemoryExample) -> str:
+    """Where *example* came from, for the run's notes and steps: every reuse names its source."""
+    if example.origin == OWN:
+        return f"your own correction of run {example.source_id}"
+    return f"the annotation of run {example.source_id}, accepted by a reviewer"
+
+
 def prompt_examples(examples: Sequence[MemoryExample]) -> list[MemoryExample]:
     """The examples a model's prompt carries: the first few whose annotation is short enough to show whole."""
     fitting = [e for e in examples if e.annotation.strip() and len(e.annotation) <= MAX_EXAMPLE_ANNOTATION_CHARS]

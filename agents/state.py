@@ -77,11 +77,13 @@ class Evaluation:
 
 @dataclass(frozen=True)
 class MemoryExample:
-    """An annotation a reviewer accepted or corrected, offered to later runs of similar descriptions."""
+    """An annotation offered to later runs of similar descriptions: one a reviewer stood by (any user's runs may
+    have it), or the run's owner's own correction (only her runs get it). *origin* says which."""
 
     description: str
     annotation: str
     source_id: str
+    origin: str = "reviewed"  # "reviewed" (a reviewer wrote or accepted it) or "own" (the run's owner corrected it)
 
 
 @dataclass(frozen=True)

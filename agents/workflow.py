@@ -20,7 +20,7 @@ from agents.assessment import assess
 from agents.evaluation import evaluate
 from agents.feedback import summarise_feedback
 from agents.llm.base import ChatModel, LLMError, LLMReply, Message, constraint_of, render_messages
-from agents.memory import MAX_PROMPT_EXAMPLES, most_similar, prompt_examples, reusable_example
+from agents.memory import MAX_PROMPT_EXAMPLES, most_similar, prompt_examples, provenance, reusable_example
 from agents.offline.lexicon import get_lexicon
 from agents.schema import check_version
 from agents.state import (
@@ -102,6 +102,7 @@ class _RecordingModel:
 
     def __init__(self, inner: ChatModel, state: AnnotationState, observer: WorkflowObserver) -> None:
         self._inner, self._state, self._observer = inner, state, observer
+        self.failed_agent: AgentName | None = None
 
     @property
     def constraint(self) -> str:
@@ -115,6 +116,7 @@ class _RecordingModel:
             reply = await self._inner.complete(agent, messages, response_format=response_format,
                                                extra_body=extra_body)
         except LLMError as exc:
+            self.failed_agent = agent  # the run's failed step names whose call it was
             failed = LLMCall(agent=agent, model="", request=render_messages(messages), response="", error=str(exc),
                              error_kind=exc.kind)
             await self._observer.on_llm_call(failed, len(self._state.iterations))
@@ -162,7 +164,7 @@ class _Run:
         if self.llm is None:
             match = reusable_example(state)
             used = [match.source_id] if match else []
-            action = (f"Reused the accepted annotation of {match.source_id}" if match
+            action = (f"Reused {provenance(match)}" if match
                       else "No accepted annotation of this description to reuse")
         else:
             used = [e.source_id for e in prompt_examples(state.examples)]
@@ -317,4 +319,9 @@ async def run_workflow(
         state.status = "failed"
         state.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         logger.warning("run failed: %s", state.error)
+        if isinstance(exc, LLMError):
+            # The run's page shows why it stopped where it stopped, as a step of the agent whose call failed.
+            agent = getattr(runner.llm, "failed_agent", None) or "annotation"
+            await runner.step(agent, "The model's call failed; the run stops", time.perf_counter(),
+                              output=state.error, ok=False)
     return state

@@ -234,6 +234,9 @@ HEDIT_LLM = {
     "TIMEOUT": env_number("HEDIT_LLM_TIMEOUT", 60.0, float),
     "MAX_RETRIES": env_number("HEDIT_LLM_MAX_RETRIES", 3),
     "CACHE_TTL": env_number("HEDIT_LLM_CACHE_TTL", 7 * 24 * 3600),
+    # What one reply may cost, on every endpoint (users' own too): bytes read, and seconds for the whole call.
+    "MAX_REPLY_BYTES": env_number("HEDIT_LLM_MAX_REPLY_BYTES", 2**20),
+    "REPLY_SECONDS": env_number("HEDIT_LLM_REPLY_SECONDS", 0.0, float),  # 0: 180 s or 3 x TIMEOUT, if longer
 }
 # Internal hosts users' own endpoints may reach anyway (names, .suffixes, addresses, CIDR networks).
 HEDIT_LLM_ALLOWED_HOSTS = env_list("HEDIT_LLM_ALLOWED_HOSTS", "")

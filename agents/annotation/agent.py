@@ -7,7 +7,7 @@ import logging
 
 from agents.annotation.llm_annotator import annotate_with_llm
 from agents.llm.base import ChatModel
-from agents.memory import exact_match, prompt_examples, reusable_example
+from agents.memory import exact_match, prompt_examples, provenance, reusable_example
 from agents.offline import annotate_offline, find_events
 from agents.state import AnnotationState, Iteration
 
@@ -56,8 +56,7 @@ async def annotate(state: AnnotationState, llm: ChatModel | None) -> Iteration:
     if reused is not None:
         # A reviewer's accepted annotation of the same description beats a fresh guess; it is still validated.
         iteration = Iteration(number=number, annotation=reused.annotation)
-        _add_note(state, iteration, f"Reused the accepted annotation of {reused.source_id} "
-                                    "(same description after normalisation).")
+        _add_note(state, iteration, f"Reused {provenance(reused)} (same description after normalisation).")
         if reused.source_id not in state.examples_used:
             state.examples_used.append(reused.source_id)
     elif llm is None:
@@ -67,8 +66,8 @@ async def annotate(state: AnnotationState, llm: ChatModel | None) -> Iteration:
         iteration = Iteration(number=number, annotation=result.annotation)
         rejected = exact_match(state.description, state.examples)
         if rejected is not None:
-            _add_note(state, iteration, f"The accepted annotation of {rejected.source_id} failed validation "
-                                        "here; annotated afresh.")
+            _add_note(state, iteration, f"Did not reuse {provenance(rejected)}: it failed validation here; "
+                                        "annotated afresh.")
         if result.events:
             state.events = list(result.events)
             _add_note(state, iteration, events_note(result.events, split=True))

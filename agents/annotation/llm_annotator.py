@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from agents.annotation.constrained import MODES, StructuredOutput, TagForm, tag_forms, tag_lines
-from agents.annotation.parse import parse_annotation
+from agents.annotation.parse import MAX_ANNOTATION_CHARS, parse_annotation
 from agents.annotation.structure import structure_of
 from agents.llm.base import ChatModel, Message, constraint_of
 from agents.memory import prompt_examples
@@ -167,6 +167,10 @@ async def annotate_with_llm(state: AnnotationState, llm: ChatModel,
     else:
         reply = await llm.complete("annotation", messages)
         annotation = parse_annotation(reply.text)
+    if len(annotation) > MAX_ANNOTATION_CHARS:
+        # Nothing of it is kept: a cut annotation would be broken HED, and the whole one costs its size per copy.
+        return "", ValidationIssue(code="PARSE_ERROR", message=f"The reply's annotation has {len(annotation):,} "
+                                   f"characters; the limit is {MAX_ANNOTATION_CHARS:,}.", hint=hint_for("PARSE_ERROR"))
     if annotation:
         return annotation, None
     return "", ValidationIssue(code="PARSE_ERROR", message=f"Could not read a HED string in: {reply.text[:200]!r}",

@@ -12,6 +12,10 @@ import re
 
 from agents.annotation.structure import load_structure, render_structure
 
+# The longest annotation kept (the documented limit of a HED string, as the validate page and corrections hold it):
+# a longer reply is no annotation a reviewer could read, and each copy of it would cost its size again.
+MAX_ANNOTATION_CHARS = 20_000
+
 _FENCE = re.compile(r"```[ \t]*([a-zA-Z]*)[ \t]*\n?(.*?)```", re.DOTALL)
 _LABEL = re.compile(r"^\s*(?:(?:the|final|corrected|my)\s+)?(?:hed(?:\s+annotation|\s+string|\s+tags)?|annotation|"
                     r"answer|output|result)\s*(?:is)?\s*[:=\-]\s*", re.IGNORECASE)

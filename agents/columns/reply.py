@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.annotation.constrained import MAX_TOP_ITEMS, MODES, StructuredOutput, TagForm
+from agents.annotation.parse import MAX_ANNOTATION_CHARS
 from agents.annotation.structure import render_structure, structure_of
 from agents.columns.context import ROLES
 from agents.llm.replies import decode_prefix, json_object
@@ -183,6 +184,8 @@ class ReplyFormat:
         for key, value in raw.items():
             level = wanted.get(_key(key))
             hed = self._hed(value) if level is not None else ""
+            if len(hed) > MAX_ANNOTATION_CHARS:
+                hed = ""  # past the annotation limit: that level is drafted offline, like a level left out
             if level is not None and hed:
                 answer.levels[level] = hed
         if not answer.levels:

@@ -23,7 +23,7 @@ import ipaddress
 import logging
 import socket
 import ssl
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -237,7 +237,9 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
             network_backend=GuardedNetworkBackend(allow))
 
 
-def guarded_http_client(allow: AllowList, timeout: float) -> httpx.AsyncClient:
-    """The HTTP client for a user's endpoint: guarded connections, no redirects, no environment proxies."""
+def guarded_http_client(allow: AllowList, timeout: float, *,
+                        event_hooks: Mapping[str, list[Any]] | None = None) -> httpx.AsyncClient:
+    """The HTTP client for a user's endpoint: guarded connections, no redirects, no environment proxies
+    (*event_hooks*: the reply's bounds, :func:`agents.llm.bounds.bounded_event_hooks`)."""
     return httpx.AsyncClient(transport=GuardedTransport(allow), timeout=timeout, follow_redirects=False,
-                             trust_env=False)
+                             trust_env=False, event_hooks=dict(event_hooks or {}))

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from agents.llm.base import LLMError, LLMRefused, LLMReply, LLMTimeout, Message, render_messages
+from agents.llm.bounds import ReplyTooLarge, ReplyUnreadable, bounded_event_hooks
 from agents.llm.cache import CachedResponse, ResponseCache, request_key
 from agents.llm.endpoints import AllowList, guarded_http_client, shared_ssl_context
 from agents.llm.pricing import cost_usd
@@ -34,6 +35,9 @@ __all__ = ["OpenAIChatModel", "ProviderConfig"]
 # What reading a broken or hostile body raises (json recurses per nesting level, pydantic refuses shapes): each
 # is the endpoint's failure, an LLMError, so the caller falls back as for any other model error.
 _UNREADABLE = (RecursionError, ValueError, TypeError, AttributeError, KeyError, IndexError, UnicodeError)
+# Longer replies are not cached: the call's row is then the one place that holds them (a reply that long is no
+# answer worth repeating: no annotation is longer than 20,000 characters).
+MAX_CACHED_REPLY_CHARS = 64_000
 # Statuses worth another try: the server is busy, restarting or briefly broken.
 _RETRY_STATUSES = {408, 409, 429, 500, 502, 503, 504}
 # Sampling parameters some models refuse (reasoning models want their defaults); dropped on refusal.
@@ -105,13 +109,19 @@ class OpenAIChatModel:
                                cache_hit=True)
                 return LLMReply(text=cached.text, call=call)
         started = time.perf_counter()
-        response = await self._create(params)
+        try:
+            # The whole call, retries included: a body dripped a byte per read timeout would otherwise never end.
+            async with asyncio.timeout(self.config.reply_seconds):
+                response = await self._create(params)
+        except TimeoutError:
+            raise LLMTimeout(f"the LLM endpoint {self.config.base_url} did not finish answering within "
+                             f"{self.config.reply_seconds:g} s (HEDIT_LLM_REPLY_SECONDS)") from None
         latency_ms = (time.perf_counter() - started) * 1000
         try:
             text, call = self._read(agent, model, request_text, response, latency_ms)
         except _UNREADABLE as exc:
             raise LLMError(self._unreadable(exc)) from None
-        if key is not None and text:
+        if key is not None and text and len(text) <= MAX_CACHED_REPLY_CHARS:
             await self._cache_put(key, CachedResponse(model=call.model, text=text,
                                                       prompt_tokens=call.prompt_tokens,
                                                       completion_tokens=call.completion_tokens))
@@ -145,11 +155,15 @@ class OpenAIChatModel:
         # An httpx client belongs to the event loop that opened it; each run may bring a new loop.
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is None or self._loop() is not loop:
+            # Every reply is read through the byte cap, before the SDK parses it (agents.llm.bounds).
+            hooks = bounded_event_hooks(self.config.max_reply_bytes)
             if self.config.trusted:
-                http_client = openai.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=self.config.timeout)
+                http_client = openai.DefaultAsyncHttpxClient(verify=shared_ssl_context(), timeout=self.config.timeout,
+                                                             event_hooks=hooks)
             else:
                 # A user's endpoint: every connection checked against internal addresses, no redirects.
-                http_client = guarded_http_client(AllowList.parse(self.config.allowed_hosts), self.config.timeout)
+                http_client = guarded_http_client(AllowList.parse(self.config.allowed_hosts), self.config.timeout,
+                                                  event_hooks=hooks)
             self._client = openai.AsyncOpenAI(base_url=self.config.base_url, api_key=self.config.api_key or "none",
                                               timeout=self.config.timeout, max_retries=0, http_client=http_client)
             self._loop = weakref.ref(loop)
@@ -195,6 +209,8 @@ class OpenAIChatModel:
                 raise LLMError(self._describe(exc)) from None
             except _UNREADABLE as exc:  # the SDK decodes the body inside create()
                 raise LLMError(self._unreadable(exc)) from None
+            except (ReplyTooLarge, ReplyUnreadable) as exc:  # the bounds stopped reading: never worth a retry
+                raise self._bounded(exc) from None
 
     def _refused_param(self, exc: openai.BadRequestError) -> str | None:
         names = {getattr(exc, "param", None)}
@@ -205,6 +221,11 @@ class OpenAIChatModel:
             if name in names and name not in self._dropped:
                 return name
         return None
+
+    def _bounded(self, exc: Exception) -> LLMError:
+        """The error for a reply the bounds stopped: named, so the run's failed step says why."""
+        logger.warning("LLM endpoint %s: %s", self.config.base_url, exc)
+        return LLMError(_one_line(f"the LLM endpoint {self.config.base_url} was not read to the end: {exc}", 400))
 
     def _unreadable(self, exc: Exception) -> str:
         """One line for a body that could not be decoded (too deep, not JSON, not a chat completion)."""

@@ -16,6 +16,10 @@ from agents.llm.pricing import Price, normalise_prices, parse_prices
 
 logger = logging.getLogger(__name__)
 
+# What one reply may cost by default (agents.llm.bounds reads the body through the first; the model bounds the call
+# by the second). A 1,024-token reply is a few KiB, a column's levels a few tens; three tries of a slow minute.
+DEFAULT_MAX_REPLY_BYTES = 2**20
+DEFAULT_REPLY_SECONDS = 180.0
 AGENTS = ("annotation", "evaluation", "assessment", "feedback", "vision")
 CONSTRAINTS = ("none", "json_schema", "llama_cpp")
 
@@ -76,6 +80,10 @@ class ProviderConfig:
     allowed_hosts: tuple[str, ...] = ()
     # Whose cached replies this config may read and write: "server", or "user:<id>" for a user's own key.
     cache_scope: str = "server"
+    # What one reply may cost (agents.llm.bounds): its body's bytes, read until the cap and no further, and the
+    # whole call's seconds, retries included. Server settings: a user's endpoint never raises them.
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+    reply_seconds: float = DEFAULT_REPLY_SECONDS
 
     def model_for(self, agent: str) -> str:
         """The agent's own model when one is set, else the annotation model."""
@@ -104,6 +112,13 @@ def _int_or_none(value: Any, default: int | None) -> int | None:
         return default
 
 
+def _reply_seconds(value: Any, timeout: float) -> float:
+    """The whole call's deadline: as set, else 180 s or three read timeouts, whichever is longer (a lab that gave
+    its slow local model a long timeout keeps it)."""
+    seconds = _float(value, 0.0)
+    return seconds if seconds > 0 else max(DEFAULT_REPLY_SECONDS, 3 * timeout)
+
+
 def _agent_models(value: Any) -> dict[str, str]:
     if isinstance(value, str):
         try:
@@ -130,7 +145,8 @@ def constraint_named(value: Any) -> str | None:
 
 def resolve_config(values: Mapping[str, Any]) -> ProviderConfig | None:
     """A config from upper-case keys (PROVIDER, BASE_URL, API_KEY, MODEL, AGENT_MODELS, CONSTRAINT,
-    TIMEOUT, MAX_RETRIES, SEED, MAX_TOKENS, PRICES, TRUSTED, ALLOWED_HOSTS, CACHE_SCOPE); None when neither
+    TIMEOUT, MAX_RETRIES, SEED, MAX_TOKENS, PRICES, TRUSTED, ALLOWED_HOSTS, CACHE_SCOPE, MAX_REPLY_BYTES,
+    REPLY_SECONDS); None when neither
     a base URL nor a provider is set.
 
     A provider fills in its preset's base URL, model and key where the values leave them empty.
@@ -161,6 +177,8 @@ def resolve_config(values: Mapping[str, Any]) -> ProviderConfig | None:
         trusted=values.get("TRUSTED", True) is not False,
         allowed_hosts=_hosts(values.get("ALLOWED_HOSTS")),
         cache_scope=str(values.get("CACHE_SCOPE") or "server"),
+        max_reply_bytes=max(1024, int(_float(values.get("MAX_REPLY_BYTES"), DEFAULT_MAX_REPLY_BYTES))),
+        reply_seconds=_reply_seconds(values.get("REPLY_SECONDS"), _float(values.get("TIMEOUT"), 60.0)),
     )
 
 
@@ -168,7 +186,7 @@ def values_from_env(environ: Mapping[str, str]) -> dict[str, Any]:
     """The ``HEDIT_LLM_*`` variables as the upper-case keys :func:`resolve_config` reads."""
     out: dict[str, Any] = {}
     for key in ("PROVIDER", "BASE_URL", "API_KEY", "MODEL", "CONSTRAINT", "TIMEOUT", "MAX_RETRIES", "SEED",
-                "MAX_TOKENS", "PRICES", "CACHE_TTL"):
+                "MAX_TOKENS", "PRICES", "CACHE_TTL", "MAX_REPLY_BYTES", "REPLY_SECONDS"):
         if environ.get(f"HEDIT_LLM_{key}"):
             out[key] = environ[f"HEDIT_LLM_{key}"]
     agent_models = {agent: environ[f"HEDIT_LLM_MODEL_{agent.upper()}"] for agent in AGENTS

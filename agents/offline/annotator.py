@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from agents.offline.asserted import asserted_text
 from agents.offline.clauses import (
     ORDER_VERBS,
     PURPOSE_TAGS,
@@ -360,6 +361,7 @@ def annotate_offline(
         info = vocab.get(name)
         avoid_set.add((info.name if info else name.split("/")[0]).lower())
     lex = get_lexicon(vocab)
+    description = asserted_text(description, lex.verbs)
     segments = _event_segments(lex, description, avoid_set, no_extend)
     if segments:
         result = _annotate_events(lex, segments, avoid_set, no_extend)

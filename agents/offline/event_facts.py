@@ -147,7 +147,8 @@ def read_facts(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clues
     stimulus_items = [t for t in items if under(vocab, t, STIMULUS_ITEMS)]
     presented_role = bool(tags & PRESENTED_ROLES)
     actions = _actions_done(named, tags, presented_role, clues)
-    agentive = _agentive(vocab, actions)
+    # A thing that acts ("a ball rolls") is seen happening: no agent of the task acts.
+    agentive = [] if clues.thing_acts else _agentive(vocab, actions)
     # An accident ("presses the key by mistake") is a mishap, not the task's answer.
     mishap = "Mishap" in tags
     physical = _physical(actions, clues, mishap)
@@ -155,7 +156,7 @@ def read_facts(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clues
     response = _response(tags, clues, agentive, physical=physical, presented_role=presented_role,
                          outcome=outcome, mishap=mishap)
     acting = (response or bool(agentive)) and not outcome and not _machinery(tags, kinds, physical)
-    happening = any(a in HAPPENINGS for a in actions)
+    happening = any(a in HAPPENINGS for a in actions) or (clues.thing_acts and bool(actions))
     sensory = _sensory(tags, kinds, clues, stimulus_items, acting=acting,
                        attending=any(under(vocab, t, ATTENTION) for t in tags), presented_role=presented_role,
                        happening=happening, outcome=outcome)

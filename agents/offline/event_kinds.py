@@ -117,3 +117,6 @@ class Clues:
     # A stimulus is the subject of a clause that presents it ("a tone follows the cue, but the
     # participant responds"): the event presents it, whatever is done besides.
     presented: bool = False
+    # A thing, not a person, is the subject of the clause's act ("a ball rolls across the screen"): the act
+    # is the thing's, seen happening, and the participant does nothing.
+    thing_acts: bool = False

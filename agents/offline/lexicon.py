@@ -87,6 +87,11 @@ class Lexicon:
         # standard reading of them ("tonic clonic seizure" is the library's seizure, not a label).
         self.phrases.update({k: v for k, v in library_phrases(vocab).items() if k not in blocked})
         self.known: frozenset[str] = frozenset(w for key in self.phrases for w in key)
+        # One-word phrases the schema files under Action (or a response): the verbs an order opens with.
+        self.verbs: frozenset[str] = frozenset(
+            key[0] for key, tags in self.phrases.items()
+            if len(key) == 1 and tags and all(vocab.is_under(t, "Action") or t == "Participant-response"
+                                              for t in tags))
         self._trie: dict[str, dict] = {}
         for key, tags in self.phrases.items():
             node = self._trie

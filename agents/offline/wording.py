@@ -33,6 +33,9 @@ _LIGHT_VERBS = frozenset({"give", "gives", "gave", "given", "giving", "make", "m
 # "a signal is given"), in their base forms.
 _PRESENTING_VERBS = frozenset({"follow", "precede", "appear", "show", "present", "give", "play", "display",
                                "flash", "occur", "come", "sound", "onset", "start", "begin"})
+# People, who may be the participant, and what people operate: a person, or a vehicle or device someone
+# drives, named as the subject may be the participant acting in the task.
+_PEOPLE = ("Human", "Agent", "Body", "Body-part", "Vehicle", "Device")
 # Tags of attending: like an action, they can be asked for ("should attend").
 _ATTENTION = ("Task-attentional-demand", "Attend-to", "Switch-attention")
 
@@ -135,6 +138,17 @@ class Wording:
                 return True
         return False
 
+    def _thing_acts(self, units: list[Unit]) -> bool:
+        """ "A ball rolls across the screen": the first clause's subject is a thing (no person) and an action
+        follows it in that clause. The subject of a sentence is who acts; the participant is not named."""
+        first = next((u for u in units if u.kind in {"item", "agent", "action"}), None)
+        if first is None or first.kind != "item" or under(self.vocab, first.tag, _PEOPLE):
+            return False
+        if not set(self.words[: first.first]) <= OF_GLUE:
+            return False  # not the clause's subject
+        end = min([k for k in self.breaks if k > first.last], default=len(self.words))
+        return any(u.kind == "action" and first.last < u.first < end for u in units)
+
     def clues(self, units: list[Unit]) -> Clues:
         """What the wording says of *units* beyond their tags: asked for, signalled, imagined, made."""
         asked = self._asked(units)
@@ -143,4 +157,4 @@ class Wording:
         directed = frozenset(u.tag for u in units if asked.get(id(u)) and u.kind == "action") | self._naming(units)
         return Clues(directed, any(asked.values()), signalled, imagined, self.withheld, self.condition, self.marks,
                      self._both(units, directed), self._made(units, directed),
-                     self._presented(units))
+                     self._presented(units), self._thing_acts(units))

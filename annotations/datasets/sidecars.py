@@ -112,10 +112,13 @@ def task_inventory(task: DatasetTask) -> TaskInventory:
     columns = []
     for column in task.columns.prefetch_related("levels"):
         levels = [LevelInventory(value=lv.value, count=lv.count, description=lv.description,
-                                 needs_description=lv.needs_description)
+                                 needs_description=lv.needs_description, existing_hed=lv.existing_hed or None)
                   for lv in column.levels.all()] if column.kind == ColumnKind.CATEGORICAL else []
+        # What the lab wrote stays known to the composer, which never replaces it with silence.
+        given = ({lv.value: lv.existing_hed for lv in levels if lv.existing_hed} or None if levels
+                 else column.existing_template or None)
         columns.append(ColumnInventory(name=column.name, kind=column.kind, description=column.description,
-                                       levels=levels, units=column.units or None,
+                                       levels=levels, units=column.units or None, existing_hed=given,
                                        needs_description=column.needs_description,
                                        distinct_values=column.distinct_values,
                                        long_name=_long_name(task.original_sidecar.get(column.name))))

@@ -18,7 +18,7 @@ from annotations.models import UserLLMSettings
 logger = logging.getLogger(__name__)
 
 # Settings that belong to the server whichever endpoint a user picks.
-_SERVER_ONLY = ("TIMEOUT", "MAX_RETRIES", "SEED", "MAX_TOKENS", "PRICES")
+_SERVER_ONLY = ("TIMEOUT", "MAX_RETRIES", "SEED", "MAX_TOKENS", "PRICES", "MAX_REPLY_BYTES", "REPLY_SECONDS")
 
 
 def server_values() -> dict[str, Any]:

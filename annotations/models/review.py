@@ -48,6 +48,10 @@ class Revision(models.Model):
     # A draft (at most one per author and session) keeps unfinished work, valid or not; it never
     # becomes the final annotation until it is saved for real, which turns it into a revision.
     is_draft = models.BooleanField(default=False)
+    # Whether the author held the review permission when writing it: only then may the portal's memory hand the
+    # text to other users. Decided once, at writing (a project's owner also corrects her own levels).
+    by_reviewer = models.BooleanField(default=False, help_text="The author held the review permission when saving "
+                                                               "it: other users' runs may reuse it.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

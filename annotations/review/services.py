@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Avg, Count, Q, QuerySet
 from django.utils import timezone
 
+from agents.annotation.parse import MAX_ANNOTATION_CHARS as PARSED_MAX
 from agents.state import ValidationIssue
 from annotations.access import REVIEWABLE_STATUSES, can_review, owns
 from annotations.errors import FieldError
@@ -25,7 +26,7 @@ from annotations.review.rules import is_corrected
 logger = logging.getLogger(__name__)
 
 MAX_COMMENT_CHARS = 5000
-MAX_ANNOTATION_CHARS = 20000
+MAX_ANNOTATION_CHARS = PARSED_MAX  # one limit for what a model writes and what a reviewer does
 # A BIDS column is a TSV header: no whitespace or separators, so a tool can match it exactly.
 
 
@@ -181,7 +182,8 @@ def correct_annotation(session: AnnotationSession, author: Any, hed: Any, *, com
     real turns the author's draft into that revision.  The machine's annotation stays as it was.
     *level_owner*: the caller checked ``access.can_correct_level`` (a project's owner fixing its level's run).
     """
-    if not (level_owner or can_review(author)):
+    by_reviewer = can_review(author)  # through has_perm, now: what the memory may share is decided here
+    if not (level_owner or by_reviewer):
         raise PermissionError("only reviewers can correct annotations")
     text = _clean_correction(hed)
     comment = clean_comment(comment)
@@ -200,7 +202,7 @@ def correct_annotation(session: AnnotationSession, author: Any, hed: Any, *, com
         revision = Revision.objects.filter(session=session, author=author, is_draft=True).first()
         if revision is None:
             revision = Revision(session=session, author=author)
-        for name, value in {**fields, "is_draft": draft}.items():
+        for name, value in {**fields, "is_draft": draft, "by_reviewer": by_reviewer}.items():
             setattr(revision, name, value)
         if not draft and revision.pk is not None:
             # A draft saved for real is dated now, so the revisions stay in the order they took effect.

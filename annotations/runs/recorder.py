@@ -21,6 +21,20 @@ from annotations.models import (
 from annotations.runs.broadcasts import broadcast
 from annotations.runs.lease import NO_LEASE, Attempt, renew_or_raise
 
+# A step's texts are excerpts of what the model said: its reply is stored once, whole, on the call's row (within
+# HEDIT_LLM_MAX_REPLY_BYTES); steps, iterations and feedback rows keep at most this much of it. An annotation
+# (at most 20,000 characters, agents.annotation.parse) fits whole.
+STEP_TEXT_CHARS = 20_000
+MAX_STEP_ISSUES = 100  # as many as validation lists (agents.validation.agent.MAX_ISSUES)
+
+
+def excerpt(text: str, limit: int = STEP_TEXT_CHARS) -> str:
+    """*text*, or its first *limit* characters and how many more there were."""
+    text = text or ""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit:,} more characters; the call's reply holds them]"
+
 
 def _issue_dict(issue: Any) -> dict[str, str]:
     return {"code": issue.code, "severity": issue.severity, "message": issue.message, "hint": issue.hint,
@@ -37,11 +51,14 @@ def store_step(session_id: Any, step: AgentStep, state: AnnotationState, attempt
             renew_or_raise(session_id, attempt.number)
         record = AgentStepRecord.objects.create(
             session_id=session_id, seq=attempt.seq(step.seq), attempt=max(1, attempt.number), agent=step.agent,
-            iteration=attempt.iteration(step.iteration), action=step.action, input_summary=step.input_summary,
-            output=step.output, feedback=step.feedback, issues=[_issue_dict(i) for i in step.issues], ok=step.ok,
+            iteration=attempt.iteration(step.iteration), action=step.action[:255],
+            input_summary=excerpt(step.input_summary), output=excerpt(step.output), feedback=excerpt(step.feedback),
+            issues=[_issue_dict(i) for i in step.issues[:MAX_STEP_ISSUES]], ok=step.ok,
             duration_ms=step.duration_ms)
         if step.agent == "annotation" and current is not None:
-            Iteration.objects.create(session_id=session_id, number=number, annotation=current.annotation)
+            # A failed call's step (agents.workflow) reports under the attempt already stored: no second row.
+            Iteration.objects.get_or_create(session_id=session_id, number=number,
+                                            defaults={"annotation": current.annotation})
             AnnotationSession.objects.filter(pk=session_id).update(iteration_count=number)
         elif step.agent == "validation" and current is not None:
             iteration = Iteration.objects.get(session_id=session_id, number=number)
@@ -51,18 +68,18 @@ def store_step(session_id: Any, step: AgentStep, state: AnnotationState, attempt
                 ValidationIssueRecord(iteration=iteration, code=i.code, severity=i.severity, message=i.message,
                                       hint=i.hint, tag=i.tag[:255]) for i in current.issues)
         elif step.agent == "feedback" and current is not None:
-            Iteration.objects.filter(session_id=session_id, number=number).update(feedback=current.feedback)
+            Iteration.objects.filter(session_id=session_id, number=number).update(feedback=excerpt(current.feedback))
         elif step.agent == "evaluation" and current is not None and current.evaluation is not None:
             evaluation = current.evaluation
             Iteration.objects.filter(session_id=session_id, number=number).update(
-                is_faithful=evaluation.is_faithful, evaluation_feedback=evaluation.feedback,
+                is_faithful=evaluation.is_faithful, evaluation_feedback=excerpt(evaluation.feedback),
                 confidence=evaluation.confidence, low_confidence=evaluation.low_confidence,
                 unknown_terms=list(evaluation.unknown_terms))
         elif step.agent == "vision":
-            AnnotationSession.objects.filter(pk=session_id).update(image_description=state.image_description)
+            AnnotationSession.objects.filter(pk=session_id).update(image_description=excerpt(state.image_description))
         if step.feedback:
             FeedbackMessage.objects.create(session_id=session_id, iteration=attempt.iteration(step.iteration),
-                                           source=step.agent, text=step.feedback)
+                                           source=step.agent, text=excerpt(step.feedback))
     return record.pk
 
 

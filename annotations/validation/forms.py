@@ -6,9 +6,10 @@ from typing import Any
 
 from django import forms
 
+from agents.annotation.parse import MAX_ANNOTATION_CHARS
 from annotations.runs.forms import default_schema, schema_choices
 
-MAX_HED_CHARS = 20_000
+MAX_HED_CHARS = MAX_ANNOTATION_CHARS  # the one limit of a HED string (agents.annotation.parse)
 """The longest HED string the validator page and its fragment endpoint check (the API docs say it too)."""
 
 

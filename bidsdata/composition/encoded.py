@@ -5,8 +5,8 @@ happened (a face shown, unfamiliar, first seen). Each code then stands for one c
 and a curator annotates the words and leaves the code without HED: its HED could only repeat them, or, read
 from a short legend, say less or something else. A column is such an encoding when every one of its levels
 is a whole number, every row it has a value on is told of by a word column too, and the word columns' values
-on a row decide its code there (a few stray rows aside; codes the lab describes alike count as one): the code
-then says nothing the words do not. It is left out of the sidecar with a note naming the columns it repeats.
+on a row decide its code there and each code keeps to one value of a word column (a few stray rows aside;
+codes the lab describes alike count as one): the code then says nothing the words do not. It is left out of the sidecar with a note naming the columns it repeats.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def encoded_by(column: str, words: list[str], rows: EventRows, described: Mappin
     """Whether the *words* columns' values on each row decide *column*'s code there (a few stray rows aside):
     then the code says nothing the words do not. Codes the lab describes alike count as one."""
     decided: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
-    codes: set[str] = set()
+    deciding: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for row in rows.all():
         code = row.get(column)
         if code in NA or code is None:
@@ -48,10 +48,20 @@ def encoded_by(column: str, words: list[str], rows: EventRows, described: Mappin
         combo = tuple(row.get(w) or "n/a" for w in words)
         if all(v in NA for v in combo):
             return False  # a code the words say nothing of: the code column is the only word on that row
-        codes.add(code)
-        decided[combo][described.get(code) or code] += 1
-    return len(codes) >= 2 and all(seen.most_common(1)[0][1] >= MIN_SHARE * sum(seen.values())
-                                   for seen in decided.values())
+        meaning = described.get(code) or code
+        decided[combo][meaning] += 1
+        for word, value in zip(words, combo, strict=True):
+            deciding[meaning, word][value] += 1
+    # Both ways: the words decide the code, and each code keeps one value of some word column (the kind of
+    # event). A code that spans events the words tell apart (one code on a stimulus and on a press) marks
+    # something of its own, which the lab's description of it may say.
+    meanings = {meaning for meaning, _ in deciding}
+    return (len(meanings) >= 2 and _mostly_one(decided)
+            and all(any(_mostly_one({w: deciding[m, w]}) for w in words) for m in meanings))
+
+
+def _mostly_one(seen: Mapping[object, Counter]) -> bool:
+    return all(counts.most_common(1)[0][1] >= MIN_SHARE * sum(counts.values()) for counts in seen.values())
 
 
 def encoded_columns(task: TaskInventory, chosen: Mapping[str, object], rows: EventRows) -> dict[str, list[str]]:
@@ -62,6 +72,8 @@ def encoded_columns(task: TaskInventory, chosen: Mapping[str, object], rows: Eve
         if not words or not _codes(given, rows, column):
             continue
         info = task.column(column)
+        if info and info.existing_hed:
+            continue  # the lab's own HED for the codes is input, never replaced by silence
         described = {lv.value: lv.description for lv in info.levels if not lv.needs_description} if info else {}
         if encoded_by(column, words, rows, described):
             found[column] = words

@@ -27,6 +27,9 @@ EVENT, CONDITION, MODIFIER, VALUE = "event", "condition", "modifier", "value"
 _CODE_NAME = re.compile(r"^(event_)?code$|^value$|^trigger$", re.IGNORECASE)
 MAX_CONDITION_LEVELS = 12
 MIN_CONDITION_RUN = 8.0
+ALONE_SHARE = 0.02
+"""Share of a column's rows with no event column value beyond which it gives those rows their events
+(one stray row never does)."""
 
 
 def column_roles(task: TaskInventory, annotations: Mapping[str, Mapping[str, str] | str], rows: EventRows,
@@ -49,9 +52,12 @@ def column_roles(task: TaskInventory, annotations: Mapping[str, Mapping[str, str
     for name in order:
         if name == first:
             continue
-        alone = any(row.get(first) in NA and row.get(name) not in NA for row in rows.all())
+        given = [row.get(first) in NA for row in rows.all() if row.get(name) not in NA]
+        alone = given.count(True)
         typed = any(has_event(h, known) for h in levels[name].values())
-        if alone and typed:
+        # Where it alone tells of a row's event (a share beyond stray rows), its levels must say what kind of
+        # event that is: a lone attribute (Famous) is no event to hedtools' event checks.
+        if (alone and typed) or alone > max(1.0, ALONE_SHARE * len(given)):
             roles[name] = EVENT
         elif _is_condition(task, name, len(levels[name]), rows):
             roles[name] = CONDITION

@@ -105,7 +105,7 @@ async def test_offline_reuses_an_identical_accepted_annotation_and_says_so() -> 
     assert state.annotation == ACCEPTED.annotation and state.is_valid
     assert state.examples_used == ["session-41"]
     annotation = next(s for s in observer.steps if s.agent == "annotation")
-    assert "reused the accepted annotation of session-41" in annotation.action
+    assert "reused the annotation of run session-41, accepted by a reviewer" in annotation.action
     assert "session-41" in annotation.feedback
     assert any(s.agent == "validation" and s.ok for s in observer.steps)  # validated like any other
     assert any(s.agent == "memory" and "session-41" in s.output for s in observer.steps)

@@ -44,7 +44,7 @@ def test_an_accepted_run_is_reused_for_the_same_description_offline(reviewer) ->
     assert second.examples_used == [str(first.pk)]
     assert second.final_annotation == first.final_annotation
     assert AgentStepRecord.objects.filter(session=second, agent="memory").exists()
-    assert any("Reused the accepted annotation" in note for note in second.notes)
+    assert any("accepted by a reviewer" in note for note in second.notes)
 
 
 def test_a_corrected_run_teaches_its_correction(reviewer) -> None:

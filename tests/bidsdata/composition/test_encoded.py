@@ -24,6 +24,10 @@ def test_codes_standing_one_to_one_for_the_words_are_an_encoding() -> None:
     assert not encoded_by("code", ["kind", "size"], finer, {})
     # ...unless the lab describes the two codes alike.
     assert encoded_by("code", ["kind", "size"], finer, {"11": "A big glow.", "13": "A big glow."})
+    # A code that spans events the words tell apart (a glow and a tap) marks something of its own.
+    spanning = EventRows.read({"e.tsv": events([("glow", "big", "11"), ("tap", "n/a", "11"), ("glow", "small", "12"),
+                                                ("glow", "small", "12")])})
+    assert not encoded_by("code", ["kind", "size"], spanning, {})
     # A code on a row no word column tells of is the only word there.
     alone = EventRows.read({"e.tsv": events([*ROWS, ("n/a", "n/a", "99")])})
     assert not encoded_by("code", ["kind", "size"], alone, {})
