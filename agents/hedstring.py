@@ -6,6 +6,22 @@ import re
 from typing import Any
 
 _SPLIT = re.compile(r"[(),]")
+MAX_GROUP_DEPTH = 20
+"""The deepest nesting of parenthesised groups read anywhere (a reply, an uploaded sidecar, an events file's HED
+column): hedtools parses groups recursively and raises RecursionError a few hundred deep, and copying its parsed
+strings fails sooner. Real annotations nest three or four deep."""
+
+
+def group_depth(hed: str) -> int:
+    """How deep *hed*'s parentheses nest (a stray ``)`` does not go below the top)."""
+    depth = deepest = 0
+    for ch in hed:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+    return deepest
 
 
 def tag_tokens(hed: str) -> list[str]:

@@ -28,6 +28,9 @@ _LIBRARY_FILE = re.compile(r"^HED_([a-z]+)_(\d+\.\d+\.\d+)\.xml$")
 # One HEDVersion entry: an optional prefix ("sc:"), an optional library name ("score_"), a version number.
 _ENTRY = re.compile(r"^(?:(?P<prefix>[A-Za-z]+):)?(?:(?P<library>[a-z]+)_)?(?P<number>\d+\.\d+\.\d+)$")
 _lock = threading.Lock()
+MAX_ENTRY_CHARS = 64
+"""The longest HEDVersion entry read: hedtools' own are under 30 (``sc:score_2.1.0``). A longer one is refused
+before it becomes a file name, which the system would refuse (ENAMETOOLONG) past 255 bytes."""
 
 
 class UnknownSchemaVersion(ValueError):
@@ -103,6 +106,10 @@ def prefixes(version: HedVersion | None) -> dict[str, str]:
 
 
 def _entry_file(entry: str) -> Path | None:
+    if len(entry) > MAX_ENTRY_CHARS:
+        raise UnknownSchemaVersion(entry, f"the HED schema version {entry[:20]!r}... is {len(entry):,} characters "
+                                          f"long; a version (with its library and prefix) has at most "
+                                          f"{MAX_ENTRY_CHARS}")
     match = _ENTRY.match(entry)
     if match is None:
         return None

@@ -73,3 +73,11 @@ def check_evaluation_settings(app_configs: Any = None, **kwargs: Any) -> list[Er
             errors.append(Error(f"{name} must be a whole number of at least 1, not {value!r}",
                                 hint="See the README's Configuration section.", id="annotations.E005"))
     return errors
+
+
+@register()
+def check_numeric_settings(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """Every variable the settings read as a number holds one (``DATABASE_POOL_SIZE=abc`` is reported here,
+    its default standing meanwhile, rather than stopping the settings with a traceback)."""
+    return [Error(message, hint="See the README's Configuration section.", id="annotations.E006")
+            for message in getattr(settings, "HEDIT_SETTINGS_ERRORS", [])]

@@ -4,8 +4,8 @@ An upload is a zip (the dataset at its root or inside one top folder), a folder 
 ``(filename, bytes)`` pairs (single files from a form). Everything is checked before it is trusted, and
 every cost is capped by :class:`~.limits.UploadLimits` before the work that would pay it: the archive's
 size, entry count and overall expansion are checked from its directory before anything is inflated;
-member names (:mod:`.members`: no escaping the root, no control characters or quotes, no duplicates), symlinks, text
-encoding, JSON syntax and depth, and TSV shape as hedtools reads it. Each refusal is one
+member names (:mod:`.members`: no escaping the root, no control characters or quotes, no duplicates), symlinks,
+encrypted entries, text encoding, JSON syntax and depth, and TSV shape as hedtools reads it. Each refusal is one
 :class:`DatasetError` whose message names the problem and the file.
 
 Only ``dataset_description.json``, ``*_events.tsv`` and ``*_events.json`` are kept (at any depth);
@@ -51,6 +51,9 @@ logger = logging.getLogger(__name__)
 RATIO_MIN_BYTES = 1024 * 1024
 """An entry (or a whole archive) expanding to less than this is not ratio-checked: small text compresses
 very well (a TSV of repeated codes) and costs nothing to read."""
+
+_ENCRYPTED = 0x1
+"""Bit 0 of a zip entry's general purpose flags: the entry is encrypted (APPNOTE 4.4.4)."""
 
 MAX_CONTEXT_BYTES = 64 * 1024
 """The most read of one context file (a README, a task file)."""
@@ -231,6 +234,10 @@ def _check_directory(infos: list[zipfile.ZipInfo], size: int, name: str, limits:
             raise DatasetError("the archive holds two entries with this name (letter case and ./ aside)",
                                path=member)
         seen.add(member.casefold())
+        # Only the entries read are asked: zipfile can open an encrypted one only with its password, and
+        # an encrypted recording the reader skips costs nothing.
+        if info.flag_bits & _ENCRYPTED and not info.is_dir() and (is_relevant(member) or is_context(member)):
+            raise DatasetError("the entry is encrypted: zip the dataset without a password", path=member)
         declared += info.file_size
         if member.endswith(".json") and is_relevant(member) and info.file_size > limits.max_sidecar_bytes:
             raise LimitExceeded(f"JSON file of {info.file_size:,} bytes", "max_sidecar_bytes",

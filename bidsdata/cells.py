@@ -1,8 +1,9 @@
 """Cells a spreadsheet program may open, made inert: the one guard of every table the app writes.
 
-Excel, LibreOffice and Google Sheets run a cell that starts with ``=``, ``+``, ``-`` or ``@`` (or a tab or
-carriage return before one) as a formula, so a level named ``=HYPERLINK(...)`` in a downloaded table would
-run when a reviewer opens it. As OWASP's CSV-injection advice says, such a cell is written with a leading
+Excel, LibreOffice and Google Sheets run a cell that starts with ``=``, ``+``, ``-`` or ``@`` (or a tab,
+carriage return, or an invisible character such as a byte order mark before one) as a formula, so a level
+named ``=HYPERLINK(...)`` in a downloaded table would run when a reviewer opens it. As OWASP's CSV-injection
+advice says, such a cell is written with a leading
 apostrophe, which the programs show as text; a plain number (``-1``, ``+2.5``, ``-1e3``) is no formula and
 stays as it is, so it still reads as a number. A line break or tab inside a cell becomes a space: a bare
 CR starts a new row in some readers, a tab a new column in a TSV, and either would put the rest of the
@@ -19,6 +20,7 @@ import csv
 import io
 import math
 import re
+import unicodedata
 from collections.abc import Iterable
 
 FORMULA_STARTS = ("=", "+", "-", "@")
@@ -30,12 +32,22 @@ _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 
 def _is_formula(text: str) -> bool:
     """Whether *text*, apostrophes stripped, opens as a formula: a break first, or a formula character first
-    after white space, and it is no plain number."""
+    after white space and invisible format characters, and it is no plain number."""
     bare = text.lstrip("'")
     if bare[:1] and _BREAKS.match(bare):
         return True
-    stripped = bare.strip()
+    stripped = _unseen_start(bare).strip()
     return stripped.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(stripped)
+
+
+def _unseen_start(text: str) -> str:
+    """*text* from its first character that shows: a byte order mark (U+FEFF), a zero-width space or joiner
+    (format characters, Unicode's Cf) or white space before ``=`` shows nothing, and a spreadsheet program may
+    drop it and run the formula after it."""
+    start = 0
+    while start < len(text) and (text[start].isspace() or unicodedata.category(text[start]) == "Cf"):
+        start += 1
+    return text[start:]
 
 
 def neutralise(value: object) -> str:

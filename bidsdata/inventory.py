@@ -38,7 +38,14 @@ from bidsdata.columns import (
 )
 from bidsdata.columns import humanize as humanize
 from bidsdata.context import TaskContext, task_context
-from bidsdata.limits import LimitExceeded, UploadLimits
+from bidsdata.limits import (
+    MAX_NAME_CHARS,
+    MAX_TASK_CHARS,
+    MAX_UNITS_CHARS,
+    LimitExceeded,
+    UploadLimits,
+    check_length,
+)
 from bidsdata.markers import marker_description
 from bidsdata.members import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX
 from bidsdata.numbers import is_number as is_number
@@ -390,9 +397,21 @@ def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_exi
             raise LimitExceeded(f"task {task} has over {limits.max_levels_per_task:,} levels", "max_levels_per_task",
                                 limits.max_levels_per_task, path=sidecar_name)
         columns.append(column)
+    _check_names(task, sidecar_name, columns, paths[0])
     return TaskInventory(task=task, sidecar_name=sidecar_name, events_files=paths, columns=columns,
                          original_sidecar=copy.deepcopy(original), definition_keys=definition_keys,
                          context=_task_context(files, task), notes=notes)
+
+
+def _check_names(task: str, sidecar_name: str, columns: list[ColumnInventory], events_file: str) -> None:
+    """Every name of a task that is stored, within its stored length (:mod:`.limits`), before any is stored."""
+    check_length("task label", task, MAX_TASK_CHARS, path=events_file)
+    check_length("sidecar file name", sidecar_name, MAX_NAME_CHARS, path=events_file)
+    for column in columns:
+        check_length("column name", column.name, MAX_NAME_CHARS, path=events_file)
+        check_length(f"Units of column {column.name!r}", column.units or "", MAX_UNITS_CHARS, path=sidecar_name)
+        for level in column.levels:
+            check_length(f"level of column {column.name!r}", level.value, MAX_NAME_CHARS, path=events_file)
 
 
 def _untimed_note(path: str, scan: TableScan) -> EventsFileNote | None:

@@ -74,3 +74,28 @@ class LimitExceeded(DatasetError):
     def __init__(self, what: str, limit_name: str, limit: int, *, path: str | None = None) -> None:
         self.setting = UploadLimits.setting(limit_name)
         super().__init__(f"{what}, more than the limit of {limit:,} ({self.setting})", path=path)
+
+
+# --- names the app stores: fixed by their database columns, not settings -------------------------------
+# PostgreSQL refuses a longer value (DataError) where SQLite would store it; the reader refuses it first,
+# the same on both. annotations.models declares its columns with these numbers.
+
+MAX_PATH_CHARS = 1024
+"""A kept file's path inside the dataset."""
+MAX_TASK_CHARS = 128
+"""A task label (``task-<label>``)."""
+MAX_NAME_CHARS = 255
+"""An events column's name, a level (a value of a categorical column), a sidecar's file name."""
+MAX_UNITS_CHARS = 64
+"""A column's ``Units``."""
+
+
+def check_length(what: str, value: str, limit: int, *, path: str | None = None) -> str:
+    """*value* if it has at most *limit* characters, else a :class:`DatasetError` naming *what* and the limit.
+
+    The message shows the value's start only: the whole of it may be thousands of characters.
+    """
+    if len(value) <= limit:
+        return value
+    raise DatasetError(f"{what} {value[:40]!r}... is {len(value):,} characters long, more than the {limit:,} "
+                       "characters stored for it", path=path)

@@ -14,6 +14,7 @@ import zipfile
 from pathlib import PurePosixPath
 
 from bidsdata.errors import DatasetError
+from bidsdata.limits import MAX_PATH_CHARS
 
 DESCRIPTION_FILE = "dataset_description.json"
 EVENTS_TSV_SUFFIX = "_events.tsv"
@@ -62,6 +63,9 @@ def check_member_name(name: str) -> str:
         # A file name ends up in Content-Disposition headers and in pages: no quotes, no control characters.
         raise DatasetError("control character or quote in file name", path=_shown(name))
     normal = posixpath.normpath(name) if name.strip("/") else ""
+    if len(normal) > MAX_PATH_CHARS:  # stored as a project's file (and no system opens a longer one)
+        raise DatasetError(f"the path is {len(normal):,} characters long, more than the {MAX_PATH_CHARS:,} a file's "
+                           "path may have", path=_shown(normal[:80]) + "...")
     return "" if normal == "." else normal
 
 

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from bidsdata.inventory import ColumnInventory, LevelInventory
+from bidsdata.limits import MAX_NAME_CHARS
 from bidsdata.markers import is_marker_text, marker_description, number_tags
 from bidsdata.tsv import NA_VALUES, rows
 
@@ -56,14 +57,15 @@ def column_values(texts: Iterable[str], column: str, limit: int = MAX_DISTINCT) 
 
 def pattern_counts(counts: Mapping[str, int], limit: int = MAX_PATTERNS) -> dict[str, int] | None:
     """Rows per form of the marker strings *counts* (value -> rows), or None when they are not marker text read by
-    pattern: mostly not marker text, more than *limit* forms, or more than one form per two strings."""
+    pattern: mostly not marker text, more than *limit* forms, more than one form per two strings, or a form longer
+    than a level may be (each form is stored as a level: the column stays a value column then)."""
     values = [v for v in counts if v.strip()]
     if not values or sum(1 for v in values if is_marker_text(v)) * 2 < len(values):
         return None
     found: dict[str, int] = {}
     for value in values:
         pattern = marker_pattern(value)
-        if pattern not in found and len(found) >= limit:
+        if (pattern not in found and len(found) >= limit) or len(pattern) > MAX_NAME_CHARS:
             return None
         found[pattern] = found.get(pattern, 0) + counts[value]
     return found if len(found) * 2 <= len(values) else None  # forms, not nearly one per string

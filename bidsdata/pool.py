@@ -5,8 +5,8 @@ a task's whole pipeline, which the web app runs off its own GIL) goes to worker 
 shares one pool per process (:func:`shared_pool`: created at first use, :func:`configure_pool` workers or
 one per available core, reused by every call, shut down at exit), so any number of concurrent validations
 never run more than that many processes. Each worker runs at a lower priority, installs the fast Delay
-split (:mod:`bidsdata.delays`), dies with its parent, and knows it is a worker (:func:`in_pool_worker`: the
-work it is given runs there, never in a pool of its own).
+split (:mod:`bidsdata.delays`), ends with the process that owns the pool (:func:`start_worker`), and knows it
+is a worker (:func:`in_pool_worker`: the work it is given runs there, never in a pool of its own).
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import select
 import threading
+from pathlib import Path
 
 from bidsdata import delays
 
@@ -89,8 +91,45 @@ def in_pool_worker() -> bool:
     return _in_worker
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to kill this worker when its parent dies, so no orphan keeps its memory (a no-op elsewhere)."""
+def _die_with(owner: int) -> None:
+    """End this worker as soon as *owner*, the process whose pool it serves, ends, however it ends (kill -9 too).
+
+    Watching the direct parent is not enough: a ``forkserver``'s workers are the fork server's children, and each
+    holds the fork server's keep-alive pipe and the resource tracker's, so after a kill -9 of the owner the
+    server, the tracker and the workers kept one another alive under PID 1. A pidfd of the owner turns readable
+    when the owner exits (Linux 5.3+); a thread waits on it and ends this worker, which closes the fork server's
+    and the tracker's last pipes, and they exit in turn. Without pidfds (another system) the parent-death signal
+    is what is left: it covers a worker forked by the owner itself.
+    """
+    try:
+        watched = os.pidfd_open(owner)
+    except ProcessLookupError:  # the owner ended before this worker started
+        os._exit(1)
+    except (AttributeError, OSError):
+        _parent_death_signal()
+        return
+    if owner not in _ancestors():  # that pid is another process's already: the owner ended, its pid was reused
+        os._exit(1)
+    threading.Thread(target=_exit_when_readable, args=(watched,), name="owner-watch", daemon=True).start()
+
+
+def _exit_when_readable(fd: int) -> None:
+    select.select([fd], [], [])
+    os._exit(1)  # no clean-up: the owner that would take the results is gone
+
+
+def _ancestors() -> set[int]:
+    """This process's parent and grandparent (a forkserver worker's owner is its grandparent)."""
+    parent = os.getppid()
+    try:
+        stat = Path(f"/proc/{parent}/stat").read_text()
+        return {parent, int(stat.rsplit(")", 1)[1].split()[1])}
+    except (OSError, ValueError, IndexError):
+        return {parent}
+
+
+def _parent_death_signal() -> None:
+    """Ask Linux to kill this worker when its parent dies (a no-op elsewhere)."""
     try:
         import ctypes
         import signal
@@ -101,18 +140,19 @@ def _die_with_parent() -> None:
         pass
 
 
-def _start_worker() -> None:
+def _start_worker(owner: int | None = None) -> None:
     global _in_worker
     _in_worker = True
-    _die_with_parent()
+    _die_with(owner or os.getppid())
     with contextlib.suppress(OSError):  # not permitted here: run at the parent's priority
         os.nice(WORKER_NICENESS)
     delays.install()  # forked children inherit it; fresh ones install it here
 
 
 start_worker = _start_worker
-"""What each worker process runs first (this pool's, and any other bounded pool of worker processes such as the
-search processes of :mod:`bidsdata.usage.workers`): niced, dying with its parent, the Delay split installed."""
+"""What each worker process runs first, given its owner's pid (this pool's, and any other bounded pool of worker
+processes such as the search processes of :mod:`bidsdata.usage.workers`): niced, ending with its owner, the Delay
+split installed."""
 
 
 def shared_pool() -> tuple[concurrent.futures.ProcessPoolExecutor, int]:
@@ -125,7 +165,7 @@ def shared_pool() -> tuple[concurrent.futures.ProcessPoolExecutor, int]:
             if method == "forkserver":
                 context.set_forkserver_preload(FORKSERVER_PRELOAD)  # imported once by the server; children fork
             _pool = concurrent.futures.ProcessPoolExecutor(max_workers=pool_size(), mp_context=context,
-                                                           initializer=_start_worker)
+                                                           initializer=_start_worker, initargs=(os.getpid(),))
             _pool_pid = os.getpid()
             logger.info("validation pool of %d process(es) started (%s)", pool_size(), method)
         return _pool, pool_size()

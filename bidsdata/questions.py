@@ -19,8 +19,9 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from bidsdata import cells
 from bidsdata.inventory import ColumnInventory, TaskInventory, humanize, is_number
@@ -36,6 +37,9 @@ _NO_TEMPLATE = re.compile(r"[,\[\]{}]")  # HED values hold no commas, brackets o
 TABLE_HEADER = ("column", "level", "description", "question")
 MAX_TABLE_ROWS = 20_000
 MAX_TABLE_CELL = 2000
+MAX_TABLE_BYTES = 2_000_000
+"""The largest descriptions table read (the page's upload, the command line's ``--descriptions``): a full
+table of :data:`MAX_TABLE_ROWS` rows of short cells is well under it."""
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,32 @@ def questions_table(questions: Iterable[Question]) -> str:
                                              for q in questions)])
 
 
+def decode_table(data: bytes) -> str:
+    """A descriptions table's bytes as text: at most :data:`MAX_TABLE_BYTES` (read no more than one byte past
+    it, so a device that never ends, ``/dev/zero``, costs no more), UTF-8 with or without a BOM.
+
+    Raises:
+        AnswersError: too large, or not UTF-8.
+    """
+    if len(data) > MAX_TABLE_BYTES:
+        raise AnswersError(f"the table is over {MAX_TABLE_BYTES:,} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise AnswersError("the table is not UTF-8 text: save it as a UTF-8 TSV") from None
+
+
+def _rows(reader: Any) -> Iterator[list[str]]:
+    """The reader's rows, its own errors (a cell past csv's field limit of 131,072 characters, which no cell
+    under :data:`MAX_TABLE_CELL` reaches) as an :class:`AnswersError` naming the line."""
+    try:
+        yield from reader
+    except csv.Error as exc:
+        problem = (f"a cell is longer than {MAX_TABLE_CELL} characters" if "field larger" in str(exc)
+                   else f"not a readable TSV ({exc})")
+        raise AnswersError(f"line {reader.line_num}: {problem}") from None
+
+
 def read_answers(text: str) -> list[Answer]:
     """The filled rows of a descriptions table (header ``column``, ``level``, ``description``; other columns,
     such as ``question``, are ignored). A row with an empty description is a question not answered yet.
@@ -192,7 +222,8 @@ def read_answers(text: str) -> list[Answer]:
     if "\x00" in text:
         raise AnswersError("the descriptions table holds a NUL character")
     reader = csv.reader(io.StringIO(text.replace("\r\n", "\n").replace("\r", "\n")), delimiter="\t")
-    header = [h.strip().lower() for h in next(reader, [])]
+    rows = _rows(reader)
+    header = [h.strip().lower() for h in next(rows, [])]
     if header and header[0].startswith("\ufeff"):
         header[0] = header[0][1:]
     missing = [name for name in TABLE_HEADER[:3] if name not in header]
@@ -201,7 +232,7 @@ def read_answers(text: str) -> list[Answer]:
                            f"(missing: {', '.join(missing)})")
     where = {name: header.index(name) for name in TABLE_HEADER[:3]}
     answers: list[Answer] = []
-    for number, row in enumerate(reader, start=2):
+    for number, row in enumerate(rows, start=2):
         if number > MAX_TABLE_ROWS:
             raise AnswersError(f"the descriptions table has more than {MAX_TABLE_ROWS:,} rows")
         if not any(cell.strip() for cell in row):

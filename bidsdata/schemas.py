@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from agents.hedstring import MAX_GROUP_DEPTH, group_depth
 from agents.schema import get_schema, version_entries
 
 if TYPE_CHECKING:
@@ -30,6 +31,9 @@ def validate_hed_string(hed: str, version: str | list[str] | None, *, allow_plac
     from hed.models import HedString
     from hed.validator import HedValidator
 
+    if (depth := group_depth(hed)) > MAX_GROUP_DEPTH:  # hedtools would recurse past Python's limit
+        return [{"code": "GROUP_TOO_DEEP", "severity": ErrorSeverity.ERROR,
+                 "message": f"HED groups nest {depth:,} deep, more than the {MAX_GROUP_DEPTH} allowed"}]
     schema = load_schema(version)
     issues = HedValidator(schema).validate(HedString(hed, schema), allow_placeholders=allow_placeholders)
     return [i for i in issues if i.get("severity", ErrorSeverity.ERROR) == ErrorSeverity.ERROR]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.hedstring import MAX_GROUP_DEPTH, group_depth
 from bidsdata.errors import DatasetError
 
 _JSON_TYPES = {dict: "an object", list: "a list", str: "text", bool: "true/false", int: "a number",
@@ -48,10 +49,22 @@ def check_sidecar(content: object, path: str | None, *, hed: bool = True) -> dic
             if bad is not None:
                 raise DatasetError(f"column {key!r}: the HED of level {bad!r} is {json_type(given[bad])}; write it "
                                    "as a HED string", path=path)
-        elif not isinstance(given, str):
+            for level, text in given.items():
+                check_depth(text, f"column {key!r}, level {level!r}", path)
+        elif isinstance(given, str):
+            check_depth(given, f"column {key!r}", path)
+        else:
             raise DatasetError(f"column {key!r}: HED is {json_type(given)}; write one HED string with # (a value "
                                "column) or an object level -> HED string (a categorical column)", path=path)
     return content
+
+
+def check_depth(hed: str, where: str, path: str | None) -> None:
+    """Refuse HED whose groups nest deeper than :data:`~agents.hedstring.MAX_GROUP_DEPTH`, before hedtools
+    (recursive) reads it: on upload, not later in the job."""
+    if (depth := group_depth(hed)) > MAX_GROUP_DEPTH:
+        raise DatasetError(f"{where}: HED groups nest {depth:,} deep, more than the {MAX_GROUP_DEPTH} allowed",
+                           path=path)
 
 
 def set_aside(content: object) -> tuple[object, list[str]]:

@@ -18,9 +18,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 
+from agents.hedstring import MAX_GROUP_DEPTH
 from bidsdata.errors import DatasetError
 from bidsdata.limits import LimitExceeded, UploadLimits
 from bidsdata.numbers import is_number
+from bidsdata.shapes import check_depth
 
 logger = logging.getLogger(__name__)
 
@@ -285,6 +287,7 @@ def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) ->
     result.columns = {name: ColumnScan() for _, name in counted}
     tabs = len(header) - 1
     onset = header.index("onset")
+    hed = header.index("HED") if "HED" in header else None
     for first, lines in itertools.chain([head], blocks):
         kept = [line for line in lines if _is_row(line)]
         if any(line.count("\t") != tabs for line in kept):
@@ -293,9 +296,19 @@ def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) ->
             raise DatasetError(f"line {number} has {line.count(chr(9)) + 1} fields, the header has {tabs + 1}",
                                path=path)
         batch = [line.split("\t") for line in kept]
+        if hed is not None:
+            _check_hed_cells(batch, hed, onset, path)
         _count(result, counted, batch, limits, rows_so_far, path)
         result.untimed_rows += sum(1 for cells in batch if cells[onset] in NA_VALUES)
     return result
+
+
+def _check_hed_cells(batch: list[list[str]], index: int, onset: int, path: str) -> None:
+    """The HED column's cells, nested no deeper than hedtools can read (:func:`.shapes.check_depth`); only a
+    cell with more opening parentheses than the limit can nest past it, so the others cost one count."""
+    for cells in batch:
+        if cells[index].count("(") > MAX_GROUP_DEPTH:
+            check_depth(cells[index], f"the row at onset {cells[onset]!r}, column 'HED'", path)
 
 
 def _check_header(header: list[str], path: str, limits: UploadLimits) -> None:

@@ -7,8 +7,10 @@ inside the web process.  Scale-out: set DATABASE_URL (PostgreSQL), REDIS_URL
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -27,6 +29,30 @@ def env_bool(name: str, default: bool) -> bool:
 
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+HEDIT_SETTINGS_ERRORS: list[str] = []
+"""Variables that hold no number where one is wanted: the settings load with the default meanwhile, and the
+system checks report each one (annotations.E006), so ``manage.py check``, ``migrate`` and ``hedit_worker`` say
+which and stop, instead of a traceback from this module."""
+
+
+def env_number(name: str, default: float, kind: type[int] | type[float] = int) -> Any:
+    """The whole number (or, with ``kind=float``, the number) in variable *name*; *default* when it is unset or
+    empty, and when it is no such number, which is noted in :data:`HEDIT_SETTINGS_ERRORS`."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        HEDIT_SETTINGS_ERRORS.append(f"{name} must be {'a whole number' if kind is int else 'a number'}, "
+                                     f"not {raw!r}")
+        return default
+    if kind is float and not math.isfinite(value):
+        HEDIT_SETTINGS_ERRORS.append(f"{name} must be a finite number, not {raw!r}")
+        return default
+    return value
 
 
 # Off unless asked for: `make run` asks for it on the developer's own machine.
@@ -109,14 +135,15 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
-        conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
+        conn_max_age=env_number("DATABASE_CONN_MAX_AGE", 0),
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and os.environ.get("DATABASE_POOL_SIZE"):
+DATABASE_POOL_SIZE = env_number("DATABASE_POOL_SIZE", 0)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DATABASE_POOL_SIZE:
     # Scale-out: requests and sockets each borrow a connection briefly, from many threads; a pool
     # makes that a hand-over instead of a new PostgreSQL backend per call (needs conn_max_age 0).
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": 1, "max_size": int(os.environ["DATABASE_POOL_SIZE"]), "timeout": 10}
+        "min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": 10}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets the live page read while a background run writes.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -185,16 +212,16 @@ HEDIT_TASK_BACKEND = os.environ.get("HEDIT_TASK_BACKEND", "thread")
 TASKS = {
     "default": {
         "BACKEND": HEDIT_TASK_BACKENDS.get(HEDIT_TASK_BACKEND, HEDIT_TASK_BACKENDS["thread"]),
-        "OPTIONS": {"MAX_WORKERS": int(os.environ.get("HEDIT_RUN_WORKERS", "2"))}
+        "OPTIONS": {"MAX_WORKERS": env_number("HEDIT_RUN_WORKERS", 2)}
         if HEDIT_TASK_BACKEND == "thread" else {},
     }
 }
 # A worker renews its run's lease every third of HEDIT_RUN_LEASE_SECONDS; a lapsed lease means the
 # worker died, and `hedit_worker` (checking every HEDIT_RUN_SWEEP_SECONDS) queues the run again, at
 # most HEDIT_RUN_MAX_ATTEMPTS starts in all, then fails it with the reason.
-HEDIT_RUN_LEASE_SECONDS = float(os.environ.get("HEDIT_RUN_LEASE_SECONDS", "60"))
-HEDIT_RUN_SWEEP_SECONDS = float(os.environ.get("HEDIT_RUN_SWEEP_SECONDS", "15"))
-HEDIT_RUN_MAX_ATTEMPTS = int(os.environ.get("HEDIT_RUN_MAX_ATTEMPTS", "3"))
+HEDIT_RUN_LEASE_SECONDS = env_number("HEDIT_RUN_LEASE_SECONDS", 60.0, float)
+HEDIT_RUN_SWEEP_SECONDS = env_number("HEDIT_RUN_SWEEP_SECONDS", 15.0, float)
+HEDIT_RUN_MAX_ATTEMPTS = env_number("HEDIT_RUN_MAX_ATTEMPTS", 3)
 
 # Language models: unset base URL means the offline annotator.
 HEDIT_LLM = {
@@ -204,12 +231,12 @@ HEDIT_LLM = {
     "MODEL": os.environ.get("HEDIT_LLM_MODEL", ""),
     # An unknown constraint is reported by `manage.py check` and at start-up (annotations.E003).
     "CONSTRAINT": os.environ.get("HEDIT_LLM_CONSTRAINT", "none"),
-    "TIMEOUT": float(os.environ.get("HEDIT_LLM_TIMEOUT", "60")),
-    "MAX_RETRIES": int(os.environ.get("HEDIT_LLM_MAX_RETRIES", "3")),
-    "CACHE_TTL": int(os.environ.get("HEDIT_LLM_CACHE_TTL", str(7 * 24 * 3600))),
+    "TIMEOUT": env_number("HEDIT_LLM_TIMEOUT", 60.0, float),
+    "MAX_RETRIES": env_number("HEDIT_LLM_MAX_RETRIES", 3),
+    "CACHE_TTL": env_number("HEDIT_LLM_CACHE_TTL", 7 * 24 * 3600),
     # What one reply may cost, on every endpoint (users' own too): bytes read, and seconds for the whole call.
-    "MAX_REPLY_BYTES": int(os.environ.get("HEDIT_LLM_MAX_REPLY_BYTES", str(2**20))),
-    "REPLY_SECONDS": float(os.environ.get("HEDIT_LLM_REPLY_SECONDS", "0")),  # 0: 180 s or 3 x TIMEOUT, if longer
+    "MAX_REPLY_BYTES": env_number("HEDIT_LLM_MAX_REPLY_BYTES", 2**20),
+    "REPLY_SECONDS": env_number("HEDIT_LLM_REPLY_SECONDS", 0.0, float),  # 0: 180 s or 3 x TIMEOUT, if longer
 }
 # Internal hosts users' own endpoints may reach anyway (names, .suffixes, addresses, CIDR networks).
 HEDIT_LLM_ALLOWED_HOSTS = env_list("HEDIT_LLM_ALLOWED_HOSTS", "")
@@ -219,7 +246,7 @@ HEDIT_DEFAULT_SCHEMA = os.environ.get("HEDIT_DEFAULT_SCHEMA", "8.4.0")
 # Before HEDIT_KEY_ENCRYPTION_KEYS, stored keys were encrypted with a key derived from this secret
 # (by default the Django secret key). Set it only to read such keys; `manage.py rotate_llm_keys` re-encrypts.
 HEDIT_KEY_ENCRYPTION_SECRET = os.environ.get("HEDIT_KEY_ENCRYPTION_SECRET", "")
-HEDIT_MAX_IMAGE_BYTES = int(os.environ.get("HEDIT_MAX_IMAGE_BYTES", str(5 * 1024 * 1024)))
+HEDIT_MAX_IMAGE_BYTES = env_number("HEDIT_MAX_IMAGE_BYTES", 5 * 1024 * 1024)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -278,30 +305,30 @@ HEDIT_EVALUATION_CONCURRENCY = os.environ.get("HEDIT_EVALUATION_CONCURRENCY") or
 HEDIT_VALIDATE_RATE = os.environ.get("HEDIT_VALIDATE_RATE") or "60/minute"
 # HED queries over a dataset (search, design matrices, summaries, compare) per user, per process.
 HEDIT_QUERY_RATE = os.environ.get("HEDIT_QUERY_RATE") or "120/minute"
-HEDIT_MAX_JSON_DEPTH = int(os.environ.get("HEDIT_MAX_JSON_DEPTH", "32"))
+HEDIT_MAX_JSON_DEPTH = env_number("HEDIT_MAX_JSON_DEPTH", 32)
 
 # Request bodies: refused from the Content-Length (or as they stream in) before they are read.
-HEDIT_MAX_REQUEST_BYTES = int(os.environ.get("HEDIT_MAX_REQUEST_BYTES", str(HEDIT_MAX_IMAGE_BYTES + 1024 * 1024)))
+HEDIT_MAX_REQUEST_BYTES = env_number("HEDIT_MAX_REQUEST_BYTES", HEDIT_MAX_IMAGE_BYTES + 1024 * 1024)
 # Paths that take archives (dataset uploads) get a larger cap of their own.
 HEDIT_UPLOAD_PATHS = env_list("HEDIT_UPLOAD_PATHS", "/datasets/,/api/datasets/")
-HEDIT_MAX_UPLOAD_BYTES = int(os.environ.get("HEDIT_MAX_UPLOAD_BYTES", str(64 * 1024 * 1024)))
+HEDIT_MAX_UPLOAD_BYTES = env_number("HEDIT_MAX_UPLOAD_BYTES", 64 * 1024 * 1024)
 # What one dataset upload may cost, checked while it is read (bidsdata.limits): each
 # HEDIT_UPLOAD_MAX_* variable of the README's table set in the environment overrides its default there.
 # (read as text here: `manage.py check` and the server's start report a value that is no whole number)
 HEDIT_UPLOAD_LIMITS = {name: value.strip() for name, value in os.environ.items()
                        if name.startswith("HEDIT_UPLOAD_MAX_") and value.strip()}
 # How much of a task's events the project page's quality figures examine (files, then rows in them).
-HEDIT_QUALITY_MAX_FILES = int(os.environ.get("HEDIT_QUALITY_MAX_FILES", "20"))
-HEDIT_QUALITY_MAX_ROWS = int(os.environ.get("HEDIT_QUALITY_MAX_ROWS", "20000"))
+HEDIT_QUALITY_MAX_FILES = env_number("HEDIT_QUALITY_MAX_FILES", 20)
+HEDIT_QUALITY_MAX_ROWS = env_number("HEDIT_QUALITY_MAX_ROWS", 20000)
 # The processes that validate events files: one pool per server process, shared by every validation
 # (bidsdata.pool.shared_pool). 0: one per core this process may use.
-HEDIT_VALIDATION_WORKERS = max(0, int(os.environ.get("HEDIT_VALIDATION_WORKERS", "0") or 0))
+HEDIT_VALIDATION_WORKERS = max(0, env_number("HEDIT_VALIDATION_WORKERS", 0))
 # Search processes, each keeping the assembled HED of the sidecar revisions it owns (0: as many as the validation
 # pool; below 0: searches run in the asking process). HEDIT_SEARCH_STORE_EVENTS bounds what each one keeps.
-HEDIT_SEARCH_PROCESSES = int(os.environ.get("HEDIT_SEARCH_PROCESSES", "0") or 0)
-HEDIT_SEARCH_STORE_EVENTS = int(os.environ.get("HEDIT_SEARCH_STORE_EVENTS", "100000") or 100000)
+HEDIT_SEARCH_PROCESSES = env_number("HEDIT_SEARCH_PROCESSES", 0)
+HEDIT_SEARCH_STORE_EVENTS = env_number("HEDIT_SEARCH_STORE_EVENTS", 100000)
 # Form and JSON bodies held in memory; uploaded files past FILE_UPLOAD_MAX_MEMORY_SIZE go to disk.
-DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("HEDIT_MAX_FORM_BYTES", str(1024 * 1024)))
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_number("HEDIT_MAX_FORM_BYTES", 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 
 # HTTPS: behind a TLS proxy run daphne with --proxy-headers so requests know they came over HTTPS.
@@ -314,7 +341,7 @@ SESSION_COOKIE_HTTPONLY = True
 if HEDIT_HTTPS:
     SECURE_SSL_REDIRECT = env_bool("HEDIT_SSL_REDIRECT", True)
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = int(os.environ.get("HEDIT_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_SECONDS = env_number("HEDIT_HSTS_SECONDS", 365 * 24 * 3600)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HEDIT_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("HEDIT_HSTS_PRELOAD", True)
 
@@ -336,8 +363,8 @@ CONTENT_SECURITY_POLICY = {
 
 # Login lock-out (django-axes): after HEDIT_LOGIN_FAILURE_LIMIT wrong passwords for one user name from
 # one address, that pair is refused for HEDIT_LOGIN_COOLOFF_MINUTES (a success before then resets it).
-AXES_FAILURE_LIMIT = int(os.environ.get("HEDIT_LOGIN_FAILURE_LIMIT", "5"))
-AXES_COOLOFF_TIME = float(os.environ.get("HEDIT_LOGIN_COOLOFF_MINUTES", "15")) / 60  # hours
+AXES_FAILURE_LIMIT = env_number("HEDIT_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = env_number("HEDIT_LOGIN_COOLOFF_MINUTES", 15.0, float) / 60  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"

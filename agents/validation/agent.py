@@ -6,6 +6,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
+from agents.hedstring import MAX_GROUP_DEPTH, group_depth
 from agents.schema import get_schema
 from agents.state import AnnotationState, ValidationIssue
 from agents.validation.hints import hint_for
@@ -17,9 +18,6 @@ logger = logging.getLogger(__name__)
 
 _validator_lock = threading.Lock()
 _validators: dict[str, HedValidator] = {}
-# hedtools parses groups recursively: a reply nested deeper than this would raise RecursionError
-# inside it. Real annotations nest three or four levels.
-MAX_GROUP_DEPTH = 20
 # Bounds on the work one string can cause: real annotations have tens of tags, not thousands.
 MAX_TAGS = 1000
 MAX_ISSUES = 100
@@ -46,17 +44,6 @@ def clear_validators() -> None:
         _validators.clear()
 
 
-def _group_depth(text: str) -> int:
-    depth = deepest = 0
-    for ch in text:
-        if ch == "(":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch == ")":
-            depth = max(depth - 1, 0)
-    return deepest
-
-
 def _suggest(tag: str, version: str) -> str:
     # The vocabulary is optional here: suggestions improve a hint but never block validation.
     try:
@@ -81,7 +68,7 @@ def validate_hed(hed: str, schema_version: str, *, no_extend: bool = False) -> l
     if not text:
         return [ValidationIssue(code="EMPTY_ANNOTATION", message="The annotation is empty.",
                                 hint=hint_for("EMPTY_ANNOTATION"))]
-    if _group_depth(text) > MAX_GROUP_DEPTH:
+    if group_depth(text) > MAX_GROUP_DEPTH:
         return [ValidationIssue(code="GROUP_TOO_DEEP", message=f"Groups nest more than {MAX_GROUP_DEPTH} deep.",
                                 hint=hint_for("GROUP_TOO_DEEP"))]
     tags = text.count(",") + 1

@@ -33,6 +33,7 @@ from annotations.datasets.questions import (
 )
 from annotations.datasets.selectors import project_for
 from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject
+from bidsdata.limits import MAX_NAME_CHARS, MAX_TASK_CHARS
 
 
 class QuestionSerializer(serializers.Serializer):
@@ -58,9 +59,11 @@ class QuestionSerializer(serializers.Serializer):
 
 class AnswerSerializer(serializers.Serializer):
     level_id = serializers.IntegerField(required=False, min_value=1, help_text="The level answered about.")
-    task = serializers.CharField(required=False, max_length=128, help_text="With column: when several tasks have it.")
-    column = serializers.CharField(required=False, max_length=255, help_text="Instead of level_id: the column...")
-    level = serializers.CharField(required=False, allow_null=True, max_length=255,
+    task = serializers.CharField(required=False, max_length=MAX_TASK_CHARS,
+                                 help_text="With column: when several tasks have it.")
+    column = serializers.CharField(required=False, max_length=MAX_NAME_CHARS,
+                                   help_text="Instead of level_id: the column...")
+    level = serializers.CharField(required=False, allow_null=True, max_length=MAX_NAME_CHARS,
                                   help_text="...and its level (null or absent: the question about the column).")
     answer = serializers.CharField(max_length=MAX_DESCRIPTION_CHARS, help_text="What it means.")
 

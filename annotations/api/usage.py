@@ -31,6 +31,7 @@ from annotations.datasets.selectors import project_for
 from annotations.models import AcceptanceRule, DatasetProject, DatasetTask, Expectation
 from annotations.usage import acceptance, services
 from annotations.usage.revisions import project_tasks
+from bidsdata.limits import MAX_NAME_CHARS, MAX_TASK_CHARS
 from bidsdata.usage.assembly import TYPE_TAGS
 from bidsdata.usage.design import ENCODINGS, DesignError
 
@@ -208,9 +209,9 @@ class RuleWriteSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     query = serializers.CharField(max_length=2000)
     expect = serializers.ChoiceField(choices=Expectation.choices)
-    task = serializers.CharField(max_length=128, required=False, allow_blank=True, default="")
-    column = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
-    level = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
+    task = serializers.CharField(max_length=MAX_TASK_CHARS, required=False, allow_blank=True, default="")
+    column = serializers.CharField(max_length=MAX_NAME_CHARS, required=False, allow_blank=True, default="")
+    level = serializers.CharField(max_length=MAX_NAME_CHARS, required=False, allow_blank=True, default="")
     include_context = serializers.BooleanField(required=False, default=False)
     replace_defs = serializers.BooleanField(required=False, default=True)
 

@@ -18,6 +18,7 @@ from django.db import transaction
 from annotations.datasets.errors import DatasetRequestError
 from annotations.models import ColumnKind, DatasetColumn, DatasetFile, DatasetLevel, DatasetProject
 from bidsdata.columns import made_up_description
+from bidsdata.limits import MAX_NAME_CHARS
 from bidsdata.patterns import column_values, pattern_counts, pattern_description
 from bidsdata.schemas import validate_hed_string
 from bidsdata.tsv import NA_VALUES, rows
@@ -76,6 +77,10 @@ def set_column_kind(column: DatasetColumn, kind: Any) -> DatasetColumn:
                                    needs_description=True) for form, count in sorted(forms.items())]
         if not counts:
             raise DatasetRequestError("kind", f"column {column.name} has no values to annotate as levels")
+        longest = max((level.value for level in levels), key=len)
+        if len(longest) > MAX_NAME_CHARS:  # a level is stored in a column that wide (PostgreSQL would refuse it)
+            raise DatasetRequestError("kind", f"column {column.name} has a value of {len(longest):,} characters, more "
+                                      f"than the {MAX_NAME_CHARS} a level may have: give it a # template, or skip it")
         DatasetLevel.objects.bulk_create(levels)
     if kind == ColumnKind.VALUE and not column.template:
         column.template = propose_value_template(column.name, description=column.description, units=column.units,

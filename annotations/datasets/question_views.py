@@ -26,7 +26,7 @@ from annotations.datasets.selectors import level_state, project_for
 from annotations.errors import caught, sentence
 from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject
 from annotations.runs.memory import set_memory_reuse
-from bidsdata.questions import Question, questions_table
+from bidsdata.questions import MAX_TABLE_BYTES, AnswersError, Question, decode_table, questions_table
 
 MAX_ANSWER_ECHO = 2000
 
@@ -101,19 +101,14 @@ def question_answer(request: HttpRequest, pk: Any) -> HttpResponse:
     return render(request, "annotations/datasets/partials/question.html", context, status=status)
 
 
-MAX_TABLE_BYTES = 2_000_000
-
-
 def _table_text(request: HttpRequest) -> str:
     """The pasted table, else the uploaded one (UTF-8); refused (400) when neither or not text."""
     upload = request.FILES.get("file")
     if upload is not None:
-        if upload.size > MAX_TABLE_BYTES:
-            raise services.DatasetRequestError("table", f"the table is over {MAX_TABLE_BYTES:,} bytes")
         try:
-            return upload.read().decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise services.DatasetRequestError("table", "the table is not UTF-8 text: save it as a UTF-8 TSV") from None
+            return decode_table(upload.read(MAX_TABLE_BYTES + 1))
+        except AnswersError as exc:
+            raise services.DatasetRequestError("table", str(exc)) from None
     text = request.POST.get("table", "")
     if not text.strip():
         raise services.DatasetRequestError("table", "paste the filled questions table or upload it")

@@ -14,6 +14,7 @@ from django.db import models
 from django.urls import reverse
 
 from annotations.models.fields import CompressedTextField
+from bidsdata.limits import MAX_NAME_CHARS, MAX_PATH_CHARS, MAX_TASK_CHARS, MAX_UNITS_CHARS
 
 
 class ColumnKind(models.TextChoices):
@@ -71,7 +72,7 @@ class DatasetFile(models.Model):
     """A file of the dataset that matters for HED (events TSVs, sidecars, dataset_description.json)."""
 
     project = models.ForeignKey(DatasetProject, on_delete=models.CASCADE, related_name="files")
-    path = models.CharField(max_length=1024)
+    path = models.CharField(max_length=MAX_PATH_CHARS)
     text = CompressedTextField()
 
     class Meta:
@@ -86,8 +87,8 @@ class DatasetTask(models.Model):
     """A BIDS task: one sidecar at the dataset's root, written for all its events files."""
 
     project = models.ForeignKey(DatasetProject, on_delete=models.CASCADE, related_name="tasks")
-    name = models.CharField(max_length=128)
-    sidecar_name = models.CharField(max_length=255)
+    name = models.CharField(max_length=MAX_TASK_CHARS)
+    sidecar_name = models.CharField(max_length=MAX_NAME_CHARS)
     events_files = models.JSONField(default=list)
     original_sidecar = models.JSONField(default=dict, blank=True)
     definition_keys = models.JSONField(default=list, blank=True)
@@ -112,12 +113,12 @@ class DatasetColumn(models.Model):
 
     task = models.ForeignKey(DatasetTask, on_delete=models.CASCADE, related_name="columns")
     position = models.PositiveIntegerField(default=0)
-    name = models.CharField(max_length=255)
+    name = models.CharField(max_length=MAX_NAME_CHARS)
     kind = models.CharField(max_length=16, choices=ColumnKind.choices)
     detected_kind = models.CharField(max_length=16, choices=ColumnKind.choices)
     description = models.TextField(blank=True)
     needs_description = models.BooleanField(default=False)
-    units = models.CharField(max_length=64, blank=True)
+    units = models.CharField(max_length=MAX_UNITS_CHARS, blank=True)
     distinct_values = models.PositiveIntegerField(default=0)
     sample_values = models.JSONField(default=list, blank=True)
     existing_template = models.TextField(blank=True, help_text="The uploaded sidecar's HED for a value column.")
@@ -139,7 +140,7 @@ class DatasetLevel(models.Model):
     """A level of a categorical column, annotated by its own sessions."""
 
     column = models.ForeignKey(DatasetColumn, on_delete=models.CASCADE, related_name="levels")
-    value = models.CharField(max_length=255)
+    value = models.CharField(max_length=MAX_NAME_CHARS)
     count = models.PositiveIntegerField(default=0)
     description = models.TextField(blank=True)
     needs_description = models.BooleanField(default=False)

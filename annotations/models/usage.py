@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 
 from annotations.models.datasets import DatasetProject, DatasetTask
+from bidsdata.limits import MAX_NAME_CHARS, MAX_TASK_CHARS
 
 
 class SavedQuery(models.Model):
@@ -42,12 +43,14 @@ class AcceptanceRule(models.Model):
     """A query and what must hold of it before a sidecar is accepted: checked on every new revision."""
 
     project = models.ForeignKey(DatasetProject, on_delete=models.CASCADE, related_name="acceptance_rules")
-    task = models.CharField(max_length=128, blank=True, help_text="The task it applies to; empty: every task.")
+    task = models.CharField(max_length=MAX_TASK_CHARS, blank=True,
+                            help_text="The task it applies to; empty: every task.")
     name = models.CharField(max_length=200)
     query = models.TextField()
     expect = models.CharField(max_length=16, choices=Expectation.choices)
-    column = models.CharField(max_length=255, blank=True, help_text="With level_rows: the events column.")
-    level = models.CharField(max_length=255, blank=True, help_text="With level_rows: the level of that column.")
+    column = models.CharField(max_length=MAX_NAME_CHARS, blank=True, help_text="With level_rows: the events column.")
+    level = models.CharField(max_length=MAX_NAME_CHARS, blank=True,
+                             help_text="With level_rows: the level of that column.")
     include_context = models.BooleanField(default=False, help_text="Search each row with its ongoing events.")
     replace_defs = models.BooleanField(default=True, help_text="Search each row with its definitions' content.")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 
 from annotations.models import Expectation
+from bidsdata.limits import MAX_NAME_CHARS, MAX_TASK_CHARS
 from bidsdata.usage import MAX_QUERY_CHARS
 from bidsdata.usage.assembly import TYPE_TAGS
 from bidsdata.usage.design import ENCODINGS
@@ -32,7 +33,7 @@ class SearchForm(forms.Form):
 
     q = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false", "autocomplete": "off"}),
                         max_length=MAX_QUERIES_TEXT, label="Queries (one per line)")
-    task = forms.CharField(required=False, max_length=128)
+    task = forms.CharField(required=False, max_length=MAX_TASK_CHARS)
     revision = forms.CharField(required=False, max_length=64)
     no_context = forms.BooleanField(required=False, label="Leave out ongoing events", help_text=TOGGLES["no_context"])
     expand_defs = forms.BooleanField(required=False, label="Replace definitions", help_text=TOGGLES["expand_defs"])
@@ -56,8 +57,8 @@ class RuleForm(forms.Form):
     query = forms.CharField(max_length=MAX_QUERY_CHARS, widget=forms.TextInput(attrs={"spellcheck": "false"}))
     expect = forms.ChoiceField(choices=Expectation.choices, initial=Expectation.NONE)
     task = forms.ChoiceField(required=False, choices=[("", "Every task")])
-    column = forms.CharField(max_length=255, required=False, help_text="With “as many rows as a level”.")
-    level = forms.CharField(max_length=255, required=False)
+    column = forms.CharField(max_length=MAX_NAME_CHARS, required=False, help_text="With “as many rows as a level”.")
+    level = forms.CharField(max_length=MAX_NAME_CHARS, required=False)
     include_context = forms.BooleanField(required=False, label="With ongoing events")
     replace_defs = forms.BooleanField(required=False, initial=True, label="Definitions replaced")
 
@@ -74,7 +75,7 @@ class DesignForm(forms.Form):
 class CompareForm(forms.Form):
     """Two revisions of one task, through a set of queries."""
 
-    task = forms.CharField(max_length=128, required=False)
+    task = forms.CharField(max_length=MAX_TASK_CHARS, required=False)
     a = forms.CharField(max_length=64, required=False, label="Revision A")
     b = forms.CharField(max_length=64, required=False, label="Revision B")
     q = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}), max_length=MAX_QUERIES_TEXT,

@@ -5,7 +5,7 @@ much as hedtools' whole loop; the assembled objects cannot travel between proces
 more than assembling them again), so a revision's searches must go to the process that holds it. There are
 :func:`search_processes` processes (``HEDIT_SEARCH_PROCESSES``; by default as many as the validation pool of
 :mod:`bidsdata.pool` has), each a single-process pool started as that pool's workers are
-(:func:`bidsdata.pool.start_worker`: niced, dying with their parent), and :func:`call` sends the work on a
+(:func:`bidsdata.pool.start_worker`: niced, ending with their owner), and :func:`call` sends the work on a
 key (a task's revision) always to the same one, so the second query of a revision finds it assembled.
 
 Sources travel without their text first (:func:`ask`): a process that lacks an assembly answers
@@ -59,8 +59,8 @@ def configure_search(processes: int | None, store_events: int | None = None) -> 
             _drop_all_locked()
 
 
-def _start_search_process(store_events: int | None) -> None:
-    pool.start_worker()
+def _start_search_process(store_events: int | None, owner: int) -> None:
+    pool.start_worker(owner)
     if store_events:
         store().max_events = store_events
 
@@ -90,7 +90,8 @@ def _executor(index: int) -> concurrent.futures.ProcessPoolExecutor:
             if method == "forkserver":
                 context.set_forkserver_preload(pool.FORKSERVER_PRELOAD)
             found = _executors[index] = concurrent.futures.ProcessPoolExecutor(
-                max_workers=1, mp_context=context, initializer=_start_search_process, initargs=(_store_events,))
+                max_workers=1, mp_context=context, initializer=_start_search_process,
+                initargs=(_store_events, os.getpid()))
             logger.info("search process %d of %d started (%s)", index + 1, search_processes(), method)
         return found
 

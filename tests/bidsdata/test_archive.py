@@ -145,3 +145,36 @@ def test_folder_symlink_inside_the_folder_is_followed(tmp_path):
     (dataset / "sub-01_task-a_events.tsv").write_bytes(GOOD_TSV)
     (dataset / "sub-02_task-a_events.tsv").symlink_to(dataset / "sub-01_task-a_events.tsv")
     assert read_folder(dataset).events_files() == ["sub-01_task-a_events.tsv", "sub-02_task-a_events.tsv"]
+
+
+def _encrypted(entries: dict[str, bytes], *, flagged: set[str]) -> io.BytesIO:
+    """A zip whose *flagged* entries carry the encrypted bit, in the directory and in their local headers
+    (zipfile writes no encrypted entries itself, so the bit is set in the written bytes)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    raw = bytearray(buffer.getvalue())
+    with zipfile.ZipFile(io.BytesIO(bytes(raw))) as zf:
+        infos = [info for info in zf.infolist() if info.filename in flagged]
+    for info in infos:
+        raw[info.header_offset + 6] |= 0x1  # local header: flags at byte 6
+    start = 0
+    while (start := raw.find(b"PK\x01\x02", start)) != -1:  # central directory: flags at byte 8, name at 46
+        name_length = int.from_bytes(raw[start + 28:start + 30], "little")
+        if raw[start + 46:start + 46 + name_length].decode() in flagged:
+            raw[start + 8] |= 0x1
+        start += 46
+    return io.BytesIO(bytes(raw))
+
+
+def test_an_encrypted_entry_that_is_read_is_refused_naming_it():
+    archive = _encrypted({"sub-01_task-a_events.tsv": GOOD_TSV}, flagged={"sub-01_task-a_events.tsv"})
+    with pytest.raises(DatasetError, match=r"sub-01_task-a_events\.tsv: the entry is encrypted"):
+        read_zip(archive)
+
+
+def test_an_encrypted_entry_the_reader_skips_does_not_matter():
+    archive = _encrypted({"sub-01_task-a_events.tsv": GOOD_TSV, "sub-01_eeg.edf": b"\x00" * 10},
+                         flagged={"sub-01_eeg.edf"})
+    assert read_zip(archive).paths() == ["sub-01_task-a_events.tsv"]

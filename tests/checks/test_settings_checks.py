@@ -67,3 +67,25 @@ def test_evaluation_set_size_and_concurrency_must_be_whole_numbers(settings):
     errors = check_evaluation_settings()
     assert [e.id for e in errors] == ["annotations.E005"] * 2 and "'lots'" in errors[0].msg
     assert (max_items(), concurrency()) == (500, 2)  # the defaults meanwhile: the settings still load
+
+
+@pytest.mark.parametrize(("variable", "value"), [("DATABASE_POOL_SIZE", "abc"), ("HEDIT_RUN_WORKERS", "2.5"),
+                                                 ("HEDIT_RUN_LEASE_SECONDS", "soon"), ("HEDIT_LLM_TIMEOUT", "inf")])
+def test_a_variable_that_holds_no_number_is_a_check_error_not_a_traceback(variable, value):
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "hedit_site.settings",
+           "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/unused", variable: value}
+    done = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1
+    assert "annotations.E006" in done.stderr and f"{variable} must be" in done.stderr and repr(value) in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_numeric_check_reports_each_noted_variable(settings):
+    from annotations.checks import check_numeric_settings
+
+    settings.HEDIT_SETTINGS_ERRORS = ["DATABASE_POOL_SIZE must be a whole number, not 'abc'"]
+    (error,) = check_numeric_settings()
+    assert error.id == "annotations.E006" and "DATABASE_POOL_SIZE" in error.msg
+    settings.HEDIT_SETTINGS_ERRORS = []
+    assert check_numeric_settings() == []

@@ -20,7 +20,15 @@ from annotations.datasets.services import DatasetRequestError, apply_description
 from annotations.models import AnnotationSession
 from bidsdata.archive import DatasetError, DatasetFiles, read_folder, read_uploads, read_zip
 from bidsdata.inheritance import lower_sidecars
-from bidsdata.questions import Answer, AnswersError, Question, questions_table, read_answers
+from bidsdata.questions import (
+    MAX_TABLE_BYTES,
+    Answer,
+    AnswersError,
+    Question,
+    decode_table,
+    questions_table,
+    read_answers,
+)
 
 
 def read_paths(paths: list[str]) -> DatasetFiles:
@@ -47,13 +55,12 @@ def read_descriptions(path: str | None) -> list[Answer]:
     if path is None:
         return []
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        with Path(path).open("rb") as handle:  # no further than the limit: a device may never end
+            data = handle.read(MAX_TABLE_BYTES + 1)
     except OSError as exc:
         raise CommandError(f"--descriptions {path}: cannot read it ({exc.strerror})") from exc
-    except UnicodeDecodeError:
-        raise CommandError(f"--descriptions {path}: not UTF-8 text") from None
     try:
-        return read_answers(text)
+        return read_answers(decode_table(data))
     except AnswersError as exc:
         raise CommandError(f"--descriptions {path}: {exc}") from exc
 
