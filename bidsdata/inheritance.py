@@ -5,7 +5,9 @@ An events file reads every ``*_events.json`` in its folder and the folders above
 it); a key defined in several is taken from the deepest, whole, so a lower sidecar that redefines a column
 hides the root's HED for that column there. :func:`lower_sidecars` gives each such sidecar the written HED
 for the keys it redefines (its own ``Description``, ``Levels`` and the rest stay), and removes its own HED of
-a column the job annotates but left without HED, so the HED that was validated is the HED that applies.
+a column the job annotates but left without HED, so the HED that was validated is the HED that applies. A
+lower sidecar that then uses definitions carries the written keys that define them: hedtools' ``BidsDataset``
+validates every sidecar on its own, so a ``Def/`` must find its ``Definition`` in the same file.
 :func:`effective_sidecar` merges them for one events file, as a BIDS validator does.
 
 Pure Python: no Django, no hedtools.
@@ -104,4 +106,24 @@ def _carried(lower: Any, written: Mapping[str, Any]) -> dict[str, Any] | None:
         if own != result[key] or own.get("HED") != before:
             result[key] = own
             changed = True
+    if changed and _uses_definitions(result):
+        # hedtools validates each sidecar of a dataset on its own: a Def/ here needs its Definition here. The
+        # written keys holding definitions come whole (the same key, so merged they stay one).
+        for key, entry in written.items():
+            if _defines(entry) and result.get(key) != entry:
+                result[key] = copy.deepcopy(entry)
     return result if changed else None
+
+
+def _hed_texts(entry: Any) -> list[str]:
+    hed = entry.get("HED") if isinstance(entry, dict) else None
+    return [hed] if isinstance(hed, str) else [str(v) for v in hed.values()] if isinstance(hed, dict) else []
+
+
+def _defines(entry: Any) -> bool:
+    return any("definition/" in text.lower() for text in _hed_texts(entry))
+
+
+def _uses_definitions(sidecar: Mapping[str, Any]) -> bool:
+    return any("def/" in text.lower() or "def-expand/" in text.lower()
+               for entry in sidecar.values() for text in _hed_texts(entry))

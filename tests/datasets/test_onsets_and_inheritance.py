@@ -10,6 +10,7 @@ import io
 import json
 import re
 import zipfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -150,6 +151,41 @@ def test_the_command_writes_lower_sidecars_at_their_paths(tmp_path):
     lower = json.loads((out / "sub-01" / "sub-01_task-t_events.json").read_text())
     assert root["kind"].get("HED") and lower["kind"].get("HED") == root["kind"]["HED"]
     assert lower["kind"]["Description"] == "Shown to this subject."
+
+
+def _block_events() -> bytes:
+    rows = ["onset\tduration\tkind"]
+    for t, kind in enumerate(["begin", "glow", "tap", "glow", "tap", "end"], start=1):
+        rows.append(f"{t}.0\t0\t{kind}")
+    return ("\n".join(rows) + "\n").encode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_per_run_sidecar_using_definitions_validates_as_bids_reads_the_dataset(tmp_path):
+    """hedtools' BidsDataset validates each sidecar alone: a lower sidecar's Def/ needs its Definition there."""
+    from hed.tools.bids.bids_dataset import BidsDataset
+
+    levels = {"glow": "A green circle appears.", "tap": "The participant presses a key.",
+              "begin": "Start of the block.", "end": "End of the block."}
+    source = tmp_path / "ds"
+    files = {"dataset_description.json": json.dumps({"Name": "x", "BIDSVersion": "1.8.0", "HEDVersion": VERSION}),
+             "task-t_events.json": json.dumps({"kind": {"Description": "What happened.", "Levels": levels}}),
+             "sub-01/sub-01_task-t_run-1_events.json": json.dumps(
+                 {"kind": {"Description": "This run.", "Levels": levels}})}
+    for name, text in files.items():
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text(text)
+    for run in (1, 2):
+        (source / f"sub-01/sub-01_task-t_run-{run}_events.tsv").write_bytes(_block_events())
+    out = tmp_path / "out"
+    call_command("annotate_dataset", str(source), "--out", str(out), "--ignore-existing-hed", stdout=io.StringIO())
+    written = {p.relative_to(out) for p in out.rglob("*.json")}
+    assert written == {Path("task-t_events.json"), Path("sub-01/sub-01_task-t_run-1_events.json")}
+    for name in written:
+        (source / name).write_text((out / name).read_text())
+    root = json.loads((out / "task-t_events.json").read_text())
+    assert "Onset" in root["kind"]["HED"]["begin"]  # the block is a definition the run's sidecar uses too
+    assert BidsDataset(str(source)).validate(check_for_warnings=False) == []
 
 
 def test_levels_left_out_become_questions_and_data_to_fix_is_said_as_such():
