@@ -157,13 +157,15 @@ class Composer(Wording):
                 if target is not None:
                     target.used = True
                     obj = target.content()
-            if obj is None and (tag in SCREEN_RELATIONS or tag in _TO_SIDE):
-                tag, obj = _TO_SIDE.get(tag, tag), "Computer-screen"
-            r.tag = tag
-            rel = Group([tag, obj]) if obj is not None else tag
             following = self._next_np(units, r, OF_GLUE) if adjectival else None
             subject = following or next((u for u in reversed(units[: units.index(r)]) if u.kind == "item"
                                          and not u.used and self._same_clause(u.last, r.first)), None)
+            if obj is None and (tag in SCREEN_RELATIONS or tag in _TO_SIDE):
+                # A side of the body ("the left index finger") is left of the body, not of the screen.
+                bodily = subject is not None and self.vocab.is_under(subject.tag, "Body-part")
+                tag, obj = _TO_SIDE.get(tag, tag), "Body" if bodily else "Computer-screen"
+            r.tag = tag
+            rel = Group([tag, obj]) if obj is not None else tag
             if subject is not None:
                 subject.extras.append(rel)
             else:

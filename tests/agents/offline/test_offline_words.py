@@ -68,3 +68,13 @@ class TestTaskDemands:
     def test_items_without_a_use_in_the_design_say_so(self) -> None:
         assert "Non-informative" in tags("A filler item.")
         assert "Not-meaningful" in tags("A junk trial.")
+
+
+def test_a_side_is_read_before_the_schema_had_left_and_right() -> None:
+    """8.0-8.2 have no Left or Right: the side is the spatial relation, of the body for a body part."""
+    from agents.offline.annotator import annotate_offline
+
+    old = annotate_offline("The participant presses a key with the left index finger.", schema_version="8.1.0")
+    assert "(Left-side-of, Body)" in old.annotation
+    new = annotate_offline("The participant presses a key with the left index finger.", schema_version="8.4.0")
+    assert "Left" in new.annotation and "Body" not in new.annotation
