@@ -1,6 +1,6 @@
 """Read-side of dataset projects: who sees which project, and each level's status and annotation.
 
-A level's annotation is its latest accepted run (accepted as :mod:`annotations.review.rules` says), else its
+A level's annotation is its latest accepted run (accepted as :mod:`annotations.review_rules` says), else its
 latest valid run, else the uploaded sidecar's HED when it validates. A level whose meaning the lab never gave
 (an open question, :mod:`bidsdata.questions`) shows ``needs_description`` whatever its runs say, unless a run
 of it is queued or running; ``outcome`` keeps what its runs say. Status and annotation are computed from the
@@ -30,7 +30,7 @@ from annotations.models import (
     SessionStatus,
     Verdict,
 )
-from annotations.review.rules import accepted, corrected, standing_corrections
+from annotations.review_rules import accepted, corrected, standing_corrections
 from bidsdata.archive import DatasetFiles
 from bidsdata.columns import made_up_description
 from bidsdata.questions import level_needs_answer
@@ -111,7 +111,7 @@ def _runs_by_level(scope: dict[str, Any]) -> dict[int, list[_Run]]:
         by_level.setdefault(level_id, []).append(run)
     if not runs:
         return by_level
-    # A run is accepted as review.rules says (more accepting reviews than rejecting ones, or a standing
+    # A run is accepted as review_rules says (more accepting reviews than rejecting ones, or a standing
     # correction); its accepting reviews and corrections date the acceptance; the latest one wins the level.
     of_runs = {f"session__{key}": value for key, value in scope.items()}
     verdicts: dict[Any, Counter[str]] = {}

@@ -26,7 +26,7 @@ from agents.scoring import (
     uses_definitions,
 )
 from agents.scoring import mean as mean_of
-from annotations.review.rules import ACCEPTED, CORRECTED, REJECTED
+from annotations.review_rules import ACCEPTED, CORRECTED, REJECTED
 
 
 @dataclass(frozen=True)

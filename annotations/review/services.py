@@ -20,7 +20,7 @@ from annotations.access import REVIEWABLE_STATUSES, can_review, owns
 from annotations.errors import FieldError
 from annotations.models import AnnotationSession, Review, Revision, Verdict
 from annotations.records import ReviewSummary, summary_of
-from annotations.review.rules import is_corrected
+from annotations.review_rules import is_corrected
 
 logger = logging.getLogger(__name__)
 

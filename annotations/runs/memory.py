@@ -19,7 +19,7 @@ from agents.memory import most_similar
 from agents.state import MemoryExample
 from annotations.access import check_edit_project
 from annotations.models import AnnotationSession, DatasetProject
-from annotations.review.rules import accepted_by_reviews, standing_corrections
+from annotations.review_rules import accepted_by_reviews, standing_corrections
 from annotations.selectors import visible_sessions
 
 logger = logging.getLogger(__name__)
