@@ -5,7 +5,7 @@ tasks it serves and their level ids); ``POST`` with ``level_id`` (or ``column`` 
 makes the answer the description in every task that asks it and annotates those levels again (202 with the
 new runs). Same visibility as the other
 dataset endpoints: another user's project is a 404. Thin views over
-:mod:`annotations.datasets.questions` and :func:`annotations.datasets.services.answer_question`.
+:mod:`annotations.datasets.questions` and :func:`annotations.datasets.question_answers.answer_everywhere`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The project page's questions for the lab and its quality panel: answering one question in place, and a
 task's validity, quality line and row preview, loaded after the page (hedtools takes a moment on a big task).
 
-Thin views: the answer is :func:`annotations.datasets.services.answer_question`'s, the figures
+Thin views: the answer is :func:`annotations.datasets.question_answers.answer_everywhere`'s, the figures
 :func:`annotations.datasets.quality.task_quality`'s.
 """
 
