@@ -17,7 +17,7 @@ from typing import Any, Literal, cast
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
-from annotations.access import can_see_all_projects, signed_in
+from annotations.access import can_see_all_projects, check_edit_project, signed_in
 from annotations.models import (
     FINISHED_STATUSES,
     AnnotationSession,
@@ -44,6 +44,15 @@ Source = Literal["review", "correction", "run", "existing", ""]
 def project_for(user: Any, pk: Any) -> DatasetProject:
     """*user*'s view of project *pk*; a project they may not see is a 404, as one that does not exist."""
     return get_object_or_404(visible_projects(user), pk=pk)
+
+
+def project_for_edit(user: Any, pk: Any) -> DatasetProject:
+    """*user*'s project *pk* for a request that changes it or starts its runs: a 404 unseen (:func:`project_for`),
+    a 403 seen but not editable (``access.check_edit_project``: reviewers see every project, only its owner and
+    staff change it). Pages and the API alike: the 403 reaches the status page or the API's answer."""
+    project = project_for(user, pk)
+    check_edit_project(user, project)
+    return project
 
 
 def visible_projects(user: Any) -> QuerySet[DatasetProject]:
