@@ -2,7 +2,7 @@
 
 The rules every reader shares live here once: the review summary (counts, mean rating, agreement), usage,
 the dataset level, and the plain-data record itself (whether a reviewer corrected the annotation is
-:mod:`annotations.review.rules`'). Readers format it (DRF fields, JSON lines, spreadsheet cells, HTML); none
+:mod:`annotations.review_rules`'). Readers format it (DRF fields, JSON lines, spreadsheet cells, HTML); none
 recomputes it.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotations.models import AnnotationSession, Verdict
-from annotations.review.rules import corrected, is_corrected
+from annotations.review_rules import corrected, is_corrected
 
 # --- review summary -------------------------------------------------------------------------
 

@@ -25,17 +25,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
+from agents.schema import HedVersion
 from bidsdata import quality as hed_quality
 from bidsdata.assembly import DroppedTags
 from bidsdata.composition.compose import Composition
 from bidsdata.composition.valid import first_composition, keep_the_floor
 from bidsdata.inventory import TaskInventory
 from bidsdata.issues import SidecarIssue
-from bidsdata.sidecar import Annotations, MissingAnnotation, SidecarBuild, build_sidecar, validate_sidecar
+from bidsdata.sidecar import MissingAnnotation, SidecarBuild, build_sidecar, validate_sidecar
+from bidsdata.types import LevelAnnotations
 
 logger = logging.getLogger(__name__)
 
-HedVersion = str | list[str] | None
 T = TypeVar("T")
 
 
@@ -73,20 +74,20 @@ class TaskResult:
     """The quality figures and the rows' preview (:func:`quality_figures`); empty when not asked for."""
 
 
-def inputs_digest(inventory: TaskInventory, annotations: Annotations, hed_version: Any) -> str:
+def inputs_digest(inventory: TaskInventory, annotations: LevelAnnotations, hed_version: Any) -> str:
     """What a task's sidecar is made from (the levels' annotations, the inventory with the user's edits, the
     schema), as one digest: the same digest, the same sidecar and the same issues."""
     return hashlib.sha256(json.dumps([annotations, asdict(inventory), hed_version], sort_keys=True, default=str)
                           .encode()).hexdigest()
 
 
-def issues_digest(sidecar: dict[str, Any], hed_version: HedVersion) -> str:
+def issues_digest(sidecar: dict[str, Any], hed_version: HedVersion | None) -> str:
     """What a sidecar's issues depend on besides the events files (which never change after the upload)."""
     return hashlib.sha256(json.dumps([sidecar, hed_version], sort_keys=True).encode()).hexdigest()
 
 
-def sidecar_for_task(inventory: TaskInventory, annotations: Annotations, events: Mapping[str, str],
-                     hed_version: HedVersion, *, validate: bool = True,
+def sidecar_for_task(inventory: TaskInventory, annotations: LevelAnnotations, events: Mapping[str, str],
+                     hed_version: HedVersion | None, *, validate: bool = True,
                      quality_limits: Mapping[str, int] | None = None, memo: StepMemo | None = None,
                      patterns: Mapping[str, Mapping[str, int]] | None = None) -> TaskResult:
     """*inventory*'s sidecar from the levels' *annotations*, validated with every events file (path -> TSV
@@ -112,8 +113,8 @@ def sidecar_for_task(inventory: TaskInventory, annotations: Annotations, events:
     return result
 
 
-def composed(inventory: TaskInventory, annotations: Annotations, events: Mapping[str, str], hed_version: HedVersion,
-             memo: StepMemo) -> Composition:
+def composed(inventory: TaskInventory, annotations: LevelAnnotations, events: Mapping[str, str],
+             hed_version: HedVersion | None, memo: StepMemo) -> Composition:
     """The task's composed sidecar HED with the floor kept, remembered by its inputs' digest.
 
     Composing reads every events row and annotates the words that tell colliding levels apart; the same
@@ -133,7 +134,7 @@ def composed(inventory: TaskInventory, annotations: Annotations, events: Mapping
 
 
 def by_string(inventory: TaskInventory, composition: Composition, patterns: Mapping[str, Mapping[str, int]],
-              hed_version: HedVersion) -> tuple[TaskInventory, Composition]:
+              hed_version: HedVersion | None) -> tuple[TaskInventory, Composition]:
     """The pattern columns' forms (levels and composed HED) as one level per marker string
     (:func:`bidsdata.patterns.expand_patterns`); the remembered composition itself is left as it was."""
     from bidsdata.patterns import expand_patterns
@@ -164,7 +165,7 @@ def missing(sidecar: SidecarBuild, dropped: list[DroppedTags]) -> list[MissingAn
     return [m for m in sidecar.missing if (m.column, m.level) not in redundant]
 
 
-def validated(sidecar: dict[str, Any], events: Mapping[str, str], hed_version: HedVersion, name: str,
+def validated(sidecar: dict[str, Any], events: Mapping[str, str], hed_version: HedVersion | None, name: str,
               memo: StepMemo) -> list[SidecarIssue]:
     """hedtools' issues for *sidecar* with the task's events files, remembered by the sidecar's content.
 
@@ -175,7 +176,7 @@ def validated(sidecar: dict[str, Any], events: Mapping[str, str], hed_version: H
                          lambda: validate_sidecar(sidecar, events, hed_version, name=name))
 
 
-def quality_figures(sidecar: dict[str, Any], events: Mapping[str, str], hed_version: HedVersion,
+def quality_figures(sidecar: dict[str, Any], events: Mapping[str, str], hed_version: HedVersion | None,
                     limits: Mapping[str, int]) -> dict[str, Any]:
     """hedtools' event checks over the task's rows (the quality line, within *limits*) and its first rows (the
     preview), as plain data to store."""

@@ -28,12 +28,10 @@ from bidsdata.inventory import ColumnInventory, TaskInventory, entities
 from bidsdata.issues import SIDECAR, SidecarIssue, severity, text_or_none
 from bidsdata.members import EVENTS_JSON_SUFFIX, check_member_name, is_symlink
 from bidsdata.schemas import load_schema
+from bidsdata.types import LevelAnnotations
 from bidsdata.validation import ResultCache, validate_events
 
 logger = logging.getLogger(__name__)
-
-Annotations = Mapping[str, Mapping[str, str] | str]
-"""Chosen HED: column -> (level -> HED) for categorical columns, column -> ``#`` template for value columns."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,8 @@ class SidecarBuild:
     missing: list[MissingAnnotation] = field(default_factory=list)
 
 
-def build_sidecar(task: TaskInventory, annotations: Annotations, *, keep_existing_hed: bool = True) -> SidecarBuild:
+def build_sidecar(task: TaskInventory, annotations: LevelAnnotations, *,
+                  keep_existing_hed: bool = True) -> SidecarBuild:
     """The ``events.json`` dict for *task* with *annotations* applied.
 
     Column ``Description`` and level texts in ``Levels`` are the inventory's (they start as the uploaded
@@ -83,7 +82,7 @@ def build_sidecar(task: TaskInventory, annotations: Annotations, *, keep_existin
     return SidecarBuild(sidecar=sidecar, missing=missing)
 
 
-def _check_annotations(task: TaskInventory, annotations: Annotations) -> None:
+def _check_annotations(task: TaskInventory, annotations: LevelAnnotations) -> None:
     """Refuse annotations for a column the task lacks, or of the wrong shape for its kind."""
     known = {c.name: c for c in task.columns}
     for name, given in annotations.items():

@@ -41,13 +41,13 @@ from hed.models import HedString, Sidecar, TabularInput
 from hed.validator.onset_validator import OnsetValidator
 from hed.validator.spreadsheet_validator import SpreadsheetValidator
 
+from agents.schema import HedVersion
 from bidsdata import delays, pool
 from bidsdata.issues import SidecarIssue, cell, quoted, read_table, related, severity, text_or_none
 from bidsdata.schemas import load_schema, version_key
 
 logger = logging.getLogger(__name__)
 
-HedVersion = str | list[str] | None
 FORMAT = f"1:hedtools {hed.__version__}:{','.join(f.name for f in fields(SidecarIssue))}"
 """Part of every key: results stored by another hedtools or another issue shape are never read back."""
 MIN_PARALLEL_BYTES = {"fork": 64 * 1024, "forkserver": 512 * 1024, "spawn": 1024 * 1024}
@@ -76,7 +76,7 @@ class FileValidator:
     include_warnings: bool
 
     @classmethod
-    def build(cls, sidecar: dict[str, Any], hed_version: HedVersion, *, name: str,
+    def build(cls, sidecar: dict[str, Any], hed_version: HedVersion | None, *, name: str,
               include_warnings: bool) -> FileValidator:
         delays.install()  # hedtools' own Delay split grows a frame row by row: quadratic in the delayed rows
         schema = load_schema(hed_version)
@@ -172,7 +172,7 @@ def sidecar_digest(sidecar: dict[str, Any], *, name: str = "events.json", includ
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def file_key(digest: str, hed_version: HedVersion, path: str, text: str) -> str:
+def file_key(digest: str, hed_version: HedVersion | None, path: str, text: str) -> str:
     """The cache key of one file's issues: (sidecar digest, schema version, file path, text digest)."""
     content = hashlib.sha256(text.encode("utf-8")).hexdigest()
     parts = json.dumps([digest, list(version_key(hed_version)), path, content], separators=(",", ":"))
@@ -201,7 +201,7 @@ _validators: dict[str, FileValidator] = {}
 KEEP_VALIDATORS = 4
 
 
-def _validate_chunk(spec: tuple[str, HedVersion, str, bool], items: list[tuple[str, str]]
+def _validate_chunk(spec: tuple[str, HedVersion | None, str, bool], items: list[tuple[str, str]]
                     ) -> list[list[SidecarIssue]]:
     """In a shared-pool worker: *items*' issues, with the validator for *spec* built once per worker."""
     key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode("utf-8")).hexdigest()
@@ -216,7 +216,7 @@ def _validate_chunk(spec: tuple[str, HedVersion, str, bool], items: list[tuple[s
     return [validate_file(validator, path, text) for path, text in items]
 
 
-def _in_pool(count: int, items: list[tuple[str, str]], sidecar: dict[str, Any], hed_version: HedVersion,
+def _in_pool(count: int, items: list[tuple[str, str]], sidecar: dict[str, Any], hed_version: HedVersion | None,
              name: str, include_warnings: bool, method: str, done: dict[str, list[SidecarIssue]],
              store: Callable[[str, list[SidecarIssue]], None]) -> None:
     """Validate *items* in chunks for *count* workers of the shared pool, putting each file's issues in *done*
@@ -236,7 +236,7 @@ def _in_pool(count: int, items: list[tuple[str, str]], sidecar: dict[str, Any], 
         raise
 
 
-def validate_events(sidecar: dict[str, Any], events: Mapping[str, str], hed_version: HedVersion, *,
+def validate_events(sidecar: dict[str, Any], events: Mapping[str, str], hed_version: HedVersion | None, *,
                     name: str = "events.json", include_warnings: bool = False, cache: ResultCache | None = None,
                     workers: int | None = None) -> list[SidecarIssue]:
     """hedtools' issues for each events file (path -> TSV text) validated with *sidecar*, files in path order.

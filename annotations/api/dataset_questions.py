@@ -5,7 +5,7 @@ tasks it serves and their level ids); ``POST`` with ``level_id`` (or ``column`` 
 makes the answer the description in every task that asks it and annotates those levels again (202 with the
 new runs). Same visibility as the other
 dataset endpoints: another user's project is a 404. Thin views over
-:mod:`annotations.datasets.questions` and :func:`annotations.datasets.services.answer_question`.
+:mod:`annotations.datasets.questions` and :func:`annotations.datasets.question_answers.answer_everywhere`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.access import check_edit_project
 from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets.inventory_edits import MAX_DESCRIPTION_CHARS
 from annotations.datasets.question_answers import answer_everywhere
@@ -31,7 +30,7 @@ from annotations.datasets.questions import (
     question_about,
     shared_questions,
 )
-from annotations.datasets.selectors import project_for
+from annotations.datasets.selectors import project_for, project_for_edit
 from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject
 from bidsdata.limits import MAX_NAME_CHARS, MAX_TASK_CHARS
 
@@ -94,10 +93,6 @@ class AnsweredSerializer(serializers.Serializer):
                                    allow_null=True)
 
 
-def _project(request: Request, pk: Any) -> DatasetProject:
-    return project_for(request.user, pk)
-
-
 def _target(project: DatasetProject, data: dict[str, Any]) -> tuple[DatasetLevel | None, DatasetColumn | None]:
     """The level (or column) a request answers about; 404 when the project has none such, 400 when ambiguous."""
     if "level_id" in data:
@@ -135,15 +130,14 @@ class DatasetQuestionsView(APIView):
                        "results": QuestionSerializer(many=True)})}, operation_id="datasets_questions_list",
                    summary="Open questions for the lab: levels and columns nobody said the meaning of")
     def get(self, request: Request, pk: Any) -> Response:
-        asked = shared_questions(project_questions(_project(request, pk)))
+        asked = shared_questions(project_questions(project_for(request.user, pk)))
         return Response({"results": QuestionSerializer(asked, many=True).data})
 
     @extend_schema(request=AnswerSerializer, responses={200: AnsweredSerializer, 202: AnsweredSerializer},
                    operation_id="datasets_questions_answer",
                    summary="Answer one: the answer becomes the description; a level is annotated again (202)")
     def post(self, request: Request, pk: Any) -> Response:
-        project = _project(request, pk)
-        check_edit_project(request.user, project)  # reviewers see the questions; the owner answers them (403)
+        project = project_for_edit(request.user, pk)  # reviewers see the questions; the owner answers them (403)
         body = AnswerSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         level, column = _target(project, body.validated_data)

@@ -22,7 +22,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.access import check_edit_project
 from annotations.api.dataset_status import ProgressSerializer, with_job
 from annotations.api.parsers import BoundedJSONParser
 from annotations.datasets import inventory_edits, services
@@ -36,23 +35,13 @@ from annotations.datasets.selectors import (
     progress,
     progress_of,
     project_for,
+    project_for_edit,
     visible_projects,
 )
 from annotations.datasets.uploads import files_from_uploads
 from annotations.models import DatasetColumn, DatasetLevel, DatasetProject, DatasetTask, JobStatus
 
 logger = logging.getLogger(__name__)
-
-
-def _project(request: Request, pk: Any) -> DatasetProject:
-    return project_for(request.user, pk)
-
-
-def _editable(request: Request, pk: Any) -> DatasetProject:
-    """The project, for a request that changes it or starts its runs: 404 unseen, 403 seen but not editable."""
-    project = project_for(request.user, pk)
-    check_edit_project(request.user, project)
-    return project
 
 
 # --- answers ---------------------------------------------------------------------------------------
@@ -302,7 +291,7 @@ class DatasetDetailView(APIView):
         wanted = request.query_params.get("quality", "")
         if wanted not in ("", "0", "1", "true", "false"):
             raise ValidationError({"quality": ["quality must be 1 or 0 (true or false)"]})
-        return Response(project_data(_project(request, pk), with_quality=wanted in ("1", "true")))
+        return Response(project_data(project_for(request.user, pk), with_quality=wanted in ("1", "true")))
 
 
 class DatasetColumnView(APIView):
@@ -311,7 +300,7 @@ class DatasetColumnView(APIView):
     @extend_schema(request=ColumnPatchSerializer, responses={200: ColumnResultSerializer},
                    summary="Change a column's kind, or a value column's # template")
     def patch(self, request: Request, pk: Any, column_id: int) -> Response:
-        project = _editable(request, pk)
+        project = project_for_edit(request.user, pk)
         column = get_object_or_404(DatasetColumn.objects.select_related("task__project"), pk=column_id,
                                    task__project=project)
         body = ColumnPatchSerializer(data=request.data)
@@ -331,7 +320,7 @@ class DatasetLevelView(APIView):
     @extend_schema(request=LevelPatchSerializer, responses={200: LevelResultSerializer},
                    summary="Give a level a description (annotate it again for it to count)")
     def patch(self, request: Request, pk: Any, level_id: int) -> Response:
-        project = _editable(request, pk)
+        project = project_for_edit(request.user, pk)
         level = get_object_or_404(DatasetLevel, pk=level_id, column__task__project=project)
         body = LevelPatchSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -345,7 +334,7 @@ class DatasetAnnotateView(APIView):
     @extend_schema(request=AnnotateSerializer, responses={202: AnnotateResultSerializer},
                    summary="Annotate every level that has no annotation yet (accepted ones are skipped)")
     def post(self, request: Request, pk: Any) -> Response:
-        project = _editable(request, pk)
+        project = project_for_edit(request.user, pk)
         body = AnnotateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         # Past HEDIT_DATASET_RATE a 429, while the project is being annotated a 409 (annotations.api.exceptions).
@@ -364,7 +353,7 @@ class DatasetSidecarView(APIView):
                                "are being composed and validated it answers 202 with status `validating` and "
                                "Retry-After.")
     def get(self, request: Request, pk: Any) -> Response:
-        project = _project(request, pk)
+        project = project_for(request.user, pk)
         tasks = list(project.tasks.all())
         name = request.query_params.get("task")
         if name is None and len(tasks) == 1:
@@ -396,5 +385,5 @@ class DatasetDownloadView(APIView):
                                "dataset_description.json, with each task's new sidecar at the root. Not the whole "
                                "dataset: recordings and other files are never uploaded into the portal.")
     def get(self, request: Request, pk: Any) -> FileResponse:
-        project = _project(request, pk)
+        project = project_for(request.user, pk)
         return zip_response(project, f"dataset-{project.pk}{ZIP_SUFFIX}")

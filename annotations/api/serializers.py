@@ -19,7 +19,7 @@ from annotations.models import (
     Verdict,
 )
 from annotations.records import dataset_level_of, summary_of, usage_of
-from annotations.review.rules import is_corrected
+from annotations.review_rules import is_corrected
 
 
 def _check_schema_version(value: str) -> str:

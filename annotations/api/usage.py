@@ -27,7 +27,7 @@ from rest_framework.views import APIView
 
 from annotations.access import check_edit_project
 from annotations.api.parsers import BoundedJSONParser
-from annotations.datasets.selectors import project_for
+from annotations.datasets.selectors import project_for, project_for_edit
 from annotations.models import AcceptanceRule, DatasetProject, DatasetTask, Expectation
 from annotations.usage import acceptance, services
 from annotations.usage.revisions import project_tasks
@@ -234,8 +234,7 @@ class AcceptanceRuleListView(APIView):
     @extend_schema(request=RuleWriteSerializer, responses={201: RuleSerializer}, operation_id="datasets_rules_create",
                    summary="Add an acceptance rule (checked at once on each task's newest sidecar)")
     def post(self, request: Request, pk: Any) -> Response:
-        project = project_for(request.user, pk)
-        check_edit_project(request.user, project)
+        project = project_for_edit(request.user, pk)
         body = RuleWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rule = acceptance.create_rule(project, **body.validated_data)

@@ -25,7 +25,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from annotations import access
+from annotations import access, corrections
 from annotations.api.pagination import SessionPagination
 from annotations.api.permissions import IsReviewerToWrite
 from annotations.api.serializers import (
@@ -161,7 +161,7 @@ class SessionRevisionsView(APIView):
                                "stored but never becomes the final annotation.")
     def post(self, request: Request, pk: Any) -> Response:
         session, values = _checked_input(request, pk, RevisionInputSerializer)
-        revision = reviews.correct_annotation(session, request.user, values["hed"], comment=values["comment"],
+        revision = corrections.correct_annotation(session, request.user, values["hed"], comment=values["comment"],
                                               draft=values["draft"])
         return Response(RevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
@@ -189,9 +189,9 @@ class ValidateView(APIView):
         data = ValidateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        issues = reviews.check_annotation(values["hed"], values["schema_version"], no_extend=values["no_extend"])
+        issues = corrections.check_annotation(values["hed"], values["schema_version"], no_extend=values["no_extend"])
         return Response({"valid": not any(i.is_error for i in issues), "schema_version": values["schema_version"],
-                         "issues": [reviews.issue_dict(i) for i in issues]})
+                         "issues": [corrections.issue_dict(i) for i in issues]})
 
 
 class _IgnoreFormatParameter(DefaultContentNegotiation):

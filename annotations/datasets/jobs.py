@@ -27,7 +27,7 @@ from django_tasks import task
 from annotations.datasets.drafts import column_drafts
 from annotations.datasets.leases import begin_validating, end_validating, heartbeat, renew_job, renew_validating
 from annotations.datasets.results import store_current
-from annotations.models import AnnotationSession, DatasetProject, JobStatus, SessionStatus
+from annotations.models import AnnotationSession, DatasetLevel, DatasetProject, JobStatus, SessionStatus
 from annotations.runs.broadcasts import broadcast_progress
 from annotations.runs.execution import execute_session, model_failure
 
@@ -85,6 +85,20 @@ async def finish_job(project_id: Any) -> bool:
     written = await sync_to_async(_validate)(project_id, attempt)
     await broadcast_progress(project_id)
     return written
+
+
+def _project_of(level_id: int) -> Any:
+    return DatasetLevel.objects.filter(pk=level_id).values_list("column__task__project_id", flat=True).first()
+
+
+async def level_run_ended(session: AnnotationSession) -> None:
+    """The run-ended hook (:data:`annotations.hooks.RUN_ENDED`): a dataset level's run re-run on its own (its
+    job's worker died) ends the job, validating then done, as the job would have if it is the project's last."""
+    if session.dataset_level_id is None:
+        return
+    project_id = await sync_to_async(_project_of)(session.dataset_level_id)
+    if project_id is not None:
+        await finish_job(project_id)
 
 
 def end_job(project_id: Any) -> bool:

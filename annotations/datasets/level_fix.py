@@ -4,7 +4,7 @@
 through the run's review page. The level page reads the task's stored sidecar result (:mod:`.results`, never
 hedtools on the request path): the sidecar and events-file issues that name the level, and the rows of the
 row preview that carry its value, each with hedtools' event check. A correction is stored as a revision of
-the level's run (:func:`annotations.review.services.correct_annotation`), so the level, its run and the
+the level's run (:func:`annotations.corrections.correct_annotation`), so the level, its run and the
 sidecar all read the same annotation; the sidecar is then validated again in the background.
 """
 
@@ -14,12 +14,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotations import corrections
 from annotations.access import can_correct_level
 from annotations.datasets.quality import PreviewLine, task_quality
 from annotations.datasets.selectors import LevelState, TaskVerdict
 from annotations.errors import Forbidden
 from annotations.models import AnnotationSession, DatasetLevel, DatasetProject, Revision
-from annotations.review import services as reviews
 from bidsdata.patterns import marker_pattern
 
 logger = logging.getLogger(__name__)
@@ -57,21 +57,22 @@ def level_fix(project: DatasetProject, level: DatasetLevel, states: list[LevelSt
 def correct_level(project: DatasetProject, state: LevelState, user: Any, hed: Any) -> Revision:
     """Store *user*'s correction of the level's annotation on the run it comes from (else its latest run).
 
-    Refused like any correction: empty, unchanged or not validating (:class:`reviews.CorrectionRefused`, with
+    Refused like any correction: empty, unchanged or not validating (:class:`corrections.CorrectionRefused`, with
     the issues); a level with no finished run yet has nothing to correct: annotate it first."""
     if not can_correct_level(user, project):
         raise Forbidden(CORRECT_REFUSED)
     session_id = state.session_id or state.latest_session_id
     session = AnnotationSession.objects.filter(pk=session_id).first() if session_id else None
     if session is None:
-        raise reviews.ReviewError("hed", "this level has no run yet: annotate it first, then correct its annotation")
+        raise corrections.ReviewError("hed", "this level has no run yet: annotate it first, then correct its "
+                                      "annotation")
     try:
-        revision = reviews.correct_annotation(session, user, hed, level_owner=True)
-    except reviews.CorrectionRefused as refused:
+        revision = corrections.correct_annotation(session, user, hed, level_owner=True)
+    except corrections.CorrectionRefused as refused:
         # The review page keeps drafts; this page has no draft to save: the lab fixes it here, with the preview.
         errors = [i for i in refused.issues if i["severity"] == "error"]
         first = errors[0]["message"] if errors else "it does not validate"
-        raise reviews.ReviewError("hed", f"The correction does not validate ({len(errors)} error"
+        raise corrections.ReviewError("hed", f"The correction does not validate ({len(errors)} error"
                                   f"{'s' if len(errors) != 1 else ''}; first: {first}). Fix it: the check "
                                   "under the box shows each issue as you type.") from None
     logger.info("level %s corrected by %s on its page", state.level.pk, user)

@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 
 
 class LevelCorrectionForm(forms.Form):
-    # Its length and validity are checked by the correction itself (review.services), with the issues named.
+    # Its length and validity are checked by the correction itself (annotations.corrections), with the issues named.
     hed = forms.CharField(label="Corrected annotation",
                           widget=forms.Textarea(attrs={"rows": 3, "id": "level-hed"}))
 

@@ -11,6 +11,7 @@ every answered level and its siblings in view, rather than one request per answe
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +29,7 @@ from annotations.models import (
     DatasetProject,
     JobStatus,
 )
-from bidsdata.questions import AnswersError, read_answers
+from bidsdata.questions import Answer, AnswersError, read_answers
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def answer_everywhere(project: DatasetProject, *, user: Any, answer: Any, level:
     """The lab's answer to a question becomes the description in every task that asks it; each answered level
     is annotated again (all queued at once). Returns the level runs (none for a column's question).
 
-    Refused as :func:`.services.answer_question` is: (400) empty or overlong, (429) past ``HEDIT_DATASET_RATE``
+    Refused: (400) empty or overlong, (429) past ``HEDIT_DATASET_RATE``
     for the levels it re-runs, (403) for anyone but the owner; nothing is stored then.
     """
     check_edit_project(user, project)
@@ -111,6 +112,58 @@ def _describe_and_run(project: DatasetProject, user: Any,
     return sessions
 
 
+@dataclass(frozen=True)
+class _Named:
+    """A lab's answers as the columns and levels they describe, in every task that has them."""
+
+    columns: list[tuple[DatasetColumn, str]]
+    levels: list[tuple[DatasetLevel, str]]  # one per level: a later row naming it again wins
+
+
+def _named(project: DatasetProject, answers: Iterable[Answer], field: str, *, skipped: bool,
+           level_text: Callable[[str], str]) -> _Named:
+    """Each answer's column (by name, in every task) and level; a column or level no task has is refused
+    under *field*. *skipped*: skipped columns are answered too; *level_text* reads a level's description."""
+    columns: dict[str, list[DatasetColumn]] = {}
+    found_columns = DatasetColumn.objects.filter(task__project=project)
+    if not skipped:
+        found_columns = found_columns.exclude(kind=ColumnKind.SKIP)
+    for found in found_columns.select_related("task").prefetch_related("levels"):
+        columns.setdefault(found.name, []).append(found)
+    described: dict[int, tuple[DatasetLevel, str]] = {}
+    column_texts: list[tuple[DatasetColumn, str]] = []
+    for answer in answers:
+        named = columns.get(answer.column)
+        if not named:
+            raise services.DatasetRequestError(field, f"no column {answer.column!r} in this dataset")
+        if answer.level is None:
+            column_texts.extend((found, answer.description) for found in named)
+            continue
+        levels = [lv for found in named for lv in found.levels.all() if lv.value == answer.level]
+        if not levels:
+            raise services.DatasetRequestError(field, f"column {answer.column!r} has no level {answer.level!r}")
+        for found_level in levels:
+            found_level.column = next(c for c in named if c.pk == found_level.column_id)
+            described[found_level.pk] = (found_level, level_text(answer.description))
+    return _Named(columns=column_texts, levels=list(described.values()))
+
+
+def apply_descriptions(project: DatasetProject, answers: list[Answer]) -> int:
+    """Descriptions from a lab's table (the command line's ``--descriptions``), all or nothing, before any run:
+    stored, nothing annotated again (:func:`answer_table` is the same table answered on a project's page).
+
+    A column is looked up in every task; a column or level no task has is refused, naming it. Returns the
+    number of descriptions stored.
+    """
+    named = _named(project, answers, "descriptions", skipped=True, level_text=str)
+    with transaction.atomic():
+        for column, description in named.columns:
+            inventory_edits.set_column_description(column, description)
+        for level, description in named.levels:
+            inventory_edits.set_level_description(level, description)
+    return len(answers)
+
+
 def answer_table(project: DatasetProject, *, user: Any, text: str) -> TableAnswered:
     """A lab's filled questions table (TSV: column, level, description): every row applied to every task that
     has the column, the answered levels annotated again in one burst. All or nothing.
@@ -127,33 +180,17 @@ def answer_table(project: DatasetProject, *, user: Any, text: str) -> TableAnswe
     if not answers:
         raise services.DatasetRequestError("table", "the table has no filled description: write the meaning of each "
                                            "level in its description cell")
-    columns: dict[str, list[DatasetColumn]] = {}
-    for found in DatasetColumn.objects.filter(task__project=project).exclude(kind=ColumnKind.SKIP).select_related(
-            "task").prefetch_related("levels"):
-        columns.setdefault(found.name, []).append(found)
-    described: dict[int, tuple[DatasetLevel, str]] = {}
-    column_texts: list[tuple[DatasetColumn, str]] = []
-    for answer in answers:
-        named = columns.get(answer.column)
-        if not named:
-            raise services.DatasetRequestError("table", f"no column {answer.column!r} in this dataset")
-        if answer.level is None:
-            column_texts.extend((found, answer.description) for found in named)
-            continue
-        levels = [lv for found in named for lv in found.levels.all() if lv.value == answer.level]
-        if not levels:
-            raise services.DatasetRequestError("table", f"column {answer.column!r} has no level {answer.level!r}")
-        for found_level in levels:
-            found_level.column = next(c for c in named if c.pk == found_level.column_id)
-            described[found_level.pk] = (found_level, inventory_edits.clean_text(answer.description, "table"))
+    named = _named(project, answers, "table", skipped=False,
+                   level_text=lambda text: inventory_edits.clean_text(text, "table"))
+    column_texts, described = named.columns, named.levels
     with transaction.atomic():
         for found, description in column_texts:
             inventory_edits.set_column_description(found, inventory_edits.clean_text(description, "table"))
-        sessions = _describe_and_run(project, user, list(described.values()))
+        sessions = _describe_and_run(project, user, described)
         tasks = {found.task_id for found, _ in column_texts}
         if tasks:
             transaction.on_commit(lambda: [queue_answer(project.pk, task) for task in sorted(tasks)])
     return TableAnswered(rows=len(answers), sessions=sessions)
 
 
-__all__ = ["TableAnswered", "answer_everywhere", "answer_table", "same_columns", "same_levels"]
+__all__ = ["TableAnswered", "answer_everywhere", "answer_table", "apply_descriptions", "same_columns", "same_levels"]

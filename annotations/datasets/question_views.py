@@ -1,7 +1,7 @@
 """The project page's questions for the lab and its quality panel: answering one question in place, and a
 task's validity, quality line and row preview, loaded after the page (hedtools takes a moment on a big task).
 
-Thin views: the answer is :func:`annotations.datasets.services.answer_question`'s, the figures
+Thin views: the answer is :func:`annotations.datasets.question_answers.answer_everywhere`'s, the figures
 :func:`annotations.datasets.quality.task_quality`'s.
 """
 
@@ -11,28 +11,23 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations.access import EDIT_PROJECT_REFUSED, can_edit_project
+from annotations.access import check_edit_project
 from annotations.datasets import services
 from annotations.datasets.forms import AnswerForm
 from annotations.datasets.quality import task_quality
 from annotations.datasets.question_answers import answer_everywhere, answer_table
 from annotations.datasets.questions import project_questions, question_about, shared_questions
-from annotations.datasets.selectors import level_state, project_for
+from annotations.datasets.selectors import level_state, project_for, project_for_edit
 from annotations.errors import caught, sentence
-from annotations.models import ColumnKind, DatasetColumn, DatasetLevel, DatasetProject
+from annotations.models import ColumnKind, DatasetColumn, DatasetLevel
 from annotations.runs.memory import set_memory_reuse
 from bidsdata.questions import MAX_TABLE_BYTES, AnswersError, Question, decode_table, questions_table
 
 MAX_ANSWER_ECHO = 2000
-
-
-def _project(request: HttpRequest, pk: Any) -> DatasetProject:
-    return project_for(request.user, pk)
 
 
 def _form_errors(form: Any) -> str:
@@ -43,7 +38,7 @@ def _form_errors(form: Any) -> str:
 @require_GET
 def task_quality_panel(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
     """A task's validity, quality line and row preview: a fragment the project page loads after itself."""
-    project = _project(request, pk)
+    project = project_for(request.user, pk)
     task_row = get_object_or_404(project.tasks, name=task)
     return render(request, "annotations/datasets/partials/quality.html",
                   {"project": project, "checked": task_quality(project, task_row)})
@@ -57,9 +52,7 @@ def question_answer(request: HttpRequest, pk: Any) -> HttpResponse:
     With htmx the question's row comes back in place (answered, or with the problem named); without, the
     project page with a message.
     """
-    project = _project(request, pk)
-    if not can_edit_project(request.user, project):  # reviewers see the questions; the owner answers them
-        raise PermissionDenied(EDIT_PROJECT_REFUSED)
+    project = project_for_edit(request.user, pk)  # reviewers see the questions; the owner answers them
     form = AnswerForm(request.POST)
     valid = form.is_valid()  # the ids are cleaned (or not) whatever the answer: a bad answer is shown in place
     level = column = None
@@ -119,7 +112,7 @@ def _table_text(request: HttpRequest) -> str:
 def question_table(request: HttpRequest, pk: Any) -> HttpResponse:
     """GET: the project's questions as the lab's table (TSV, one row per question however many tasks ask it).
     POST: the filled table (pasted or uploaded), applied to every task, its answered levels annotated again."""
-    project = _project(request, pk)
+    project = project_for(request.user, pk)
     if request.method == "GET":
         asked = shared_questions(project_questions(project))
         text = questions_table(Question(q.column.name, q.level.value if q.level is not None else None, q.text)
@@ -129,8 +122,7 @@ def question_table(request: HttpRequest, pk: Any) -> HttpResponse:
         return response
     if request.method != "POST":
         return HttpResponse(status=405, headers={"Allow": "GET, POST"})
-    if not can_edit_project(request.user, project):
-        raise PermissionDenied(EDIT_PROJECT_REFUSED)
+    check_edit_project(request.user, project)
     with caught() as outcome:
         done = answer_table(project, user=request.user, text=_table_text(request))
     if outcome.message:
@@ -145,7 +137,7 @@ def question_table(request: HttpRequest, pk: Any) -> HttpResponse:
 @require_POST
 def memory_setting(request: HttpRequest, pk: Any) -> HttpResponse:
     """The project's owner turns on or off the reuse of earlier reviewed annotations for its level runs."""
-    project = _project(request, pk)
+    project = project_for(request.user, pk)
     reuse = request.POST.get("reuse", "")
     if reuse not in ("on", "off"):
         return HttpResponse("reuse must be on or off", status=400, content_type="text/plain")

@@ -25,9 +25,9 @@ from annotations.datasets.computations import once
 from annotations.datasets.leases import ask_task, heartbeat, release_task, renew_task
 from annotations.datasets.selectors import LevelState, level_states, project_files, validation_version
 from annotations.datasets.sidecars import TaskSidecar, sidecar_key, task_digest, task_events, task_sidecar
+from annotations.hooks import REVISION_STORED
 from annotations.models import DatasetProject, DatasetTask, JobStatus, SidecarResult
 from annotations.runs.broadcasts import broadcast_progress
-from annotations.usage.acceptance import revision_stored
 from bidsdata import quality as hed_quality
 from bidsdata.archive import DatasetFiles
 from bidsdata.assembly import DroppedTags
@@ -83,7 +83,9 @@ def _store(result: TaskSidecar, digest: str) -> None:
             SidecarResult.objects.update_or_create(task=result.task, digest=digest, defaults=row)
     except IntegrityError:  # stored by another worker at the same moment: the same content
         return
-    revision_stored(result.task, digest)  # the project's acceptance rules checked on the new revision
+    # The project's acceptance rules are checked on the new revision (usage sits above datasets: the hook).
+    for stored in REVISION_STORED.targets():
+        stored(result.task, digest)
     old = SidecarResult.objects.filter(task=result.task).values_list("pk", flat=True)[KEEP_RESULTS:]
     SidecarResult.objects.filter(pk__in=list(old)).delete()
 

@@ -1,6 +1,6 @@
 """Read-side of dataset projects: who sees which project, and each level's status and annotation.
 
-A level's annotation is its latest accepted run (accepted as :mod:`annotations.review.rules` says), else its
+A level's annotation is its latest accepted run (accepted as :mod:`annotations.review_rules` says), else its
 latest valid run, else the uploaded sidecar's HED when it validates. A level whose meaning the lab never gave
 (an open question, :mod:`bidsdata.questions`) shows ``needs_description`` whatever its runs say, unless a run
 of it is queued or running; ``outcome`` keeps what its runs say. Status and annotation are computed from the
@@ -17,7 +17,7 @@ from typing import Any, Literal, cast
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
-from annotations.access import can_see_all_projects, signed_in
+from annotations.access import can_see_all_projects, check_edit_project, signed_in
 from annotations.models import (
     FINISHED_STATUSES,
     AnnotationSession,
@@ -30,7 +30,7 @@ from annotations.models import (
     SessionStatus,
     Verdict,
 )
-from annotations.review.rules import accepted, corrected, standing_corrections
+from annotations.review_rules import accepted, corrected, standing_corrections
 from bidsdata.archive import DatasetFiles
 from bidsdata.columns import made_up_description
 from bidsdata.questions import level_needs_answer
@@ -44,6 +44,15 @@ Source = Literal["review", "correction", "run", "existing", ""]
 def project_for(user: Any, pk: Any) -> DatasetProject:
     """*user*'s view of project *pk*; a project they may not see is a 404, as one that does not exist."""
     return get_object_or_404(visible_projects(user), pk=pk)
+
+
+def project_for_edit(user: Any, pk: Any) -> DatasetProject:
+    """*user*'s project *pk* for a request that changes it or starts its runs: a 404 unseen (:func:`project_for`),
+    a 403 seen but not editable (``access.check_edit_project``: reviewers see every project, only its owner and
+    staff change it). Pages and the API alike: the 403 reaches the status page or the API's answer."""
+    project = project_for(user, pk)
+    check_edit_project(user, project)
+    return project
 
 
 def visible_projects(user: Any) -> QuerySet[DatasetProject]:
@@ -111,7 +120,7 @@ def _runs_by_level(scope: dict[str, Any]) -> dict[int, list[_Run]]:
         by_level.setdefault(level_id, []).append(run)
     if not runs:
         return by_level
-    # A run is accepted as review.rules says (more accepting reviews than rejecting ones, or a standing
+    # A run is accepted as review_rules says (more accepting reviews than rejecting ones, or a standing
     # correction); its accepting reviews and corrections date the acceptance; the latest one wins the level.
     of_runs = {f"session__{key}": value for key, value in scope.items()}
     verdicts: dict[Any, Counter[str]] = {}

@@ -1,4 +1,4 @@
-"""Dataset projects: import an upload, start annotating its levels, answer its questions.
+"""Dataset projects: import an upload, start annotating its levels (their answers: :mod:`.question_answers`).
 
 Everything that writes is here but the inventory edits (a column's kind, descriptions, a template), which
 are :mod:`.inventory_edits`' and which an answer's description goes through. Reading upload bytes safely is
@@ -9,7 +9,6 @@ transaction: an upload that fails any check stores nothing.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -18,9 +17,7 @@ from django.db import transaction
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion, as_hed_version, check_version
 from agents.state import WorkflowOptions
 from annotations.access import check_edit_project, level_run_owner, signed_in
-from annotations.datasets.answers import queue_answer
 from annotations.datasets.errors import DatasetRequestError
-from annotations.datasets.inventory_edits import clean_text, set_column_description, set_level_description
 from annotations.datasets.jobs import run_dataset_task
 from annotations.datasets.selectors import level_state, level_states, level_text
 from annotations.datasets.uploads import upload_limits
@@ -205,14 +202,13 @@ def start_annotation(project: DatasetProject, *, user: Any, concurrency: int | N
     return sessions
 
 
-def queue_level_run(project: DatasetProject, level: DatasetLevel, *, user: Any,
-                    answered: bool = False) -> AnnotationSession:
+def queue_level_run(project: DatasetProject, level: DatasetLevel, *, user: Any) -> AnnotationSession:
     """Annotate one level again now, as a job of its own, even while the project's job runs.
 
     The newest run of a level is the one that counts, so a run the project's job still has queued for
     the level (with its old description) cannot undo this one; each job settles the project's status
-    from every run when it ends. An *answered* level's run goes to the answers' own queue
-    (:mod:`.answers`: off the run slots, its task validated once per burst), not to a job.
+    from every run when it ends. (An answered level's run goes to the answers' own queue instead:
+    :func:`.question_answers.answer_everywhere`.)
     """
     check_edit_project(user, project)
     with transaction.atomic():
@@ -222,65 +218,9 @@ def queue_level_run(project: DatasetProject, level: DatasetLevel, *, user: Any,
         if locked.status != JobStatus.ANNOTATING or locked.error:
             DatasetProject.objects.filter(pk=project.pk).update(status=JobStatus.ANNOTATING, error="")
             project.status, project.error = JobStatus.ANNOTATING, ""
-        if answered:
-            task_id = level.column.task_id
-            transaction.on_commit(lambda: queue_answer(project.pk, task_id, session.pk))
-        else:
-            transaction.on_commit(lambda: run_dataset_task.enqueue(str(project.pk), [str(session.pk)], 1))
+        transaction.on_commit(lambda: run_dataset_task.enqueue(str(project.pk), [str(session.pk)], 1))
     logger.info("dataset %s: level %s queued for a run of its own", project.pk, level.pk)
     return session
-
-
-def answer_question(project: DatasetProject, *, user: Any, answer: Any, level: DatasetLevel | None = None,
-                    column: DatasetColumn | None = None) -> AnnotationSession | None:
-    """The lab's answer to an open question becomes the description; a level is annotated again with it.
-
-    Give a *level*, or a *column* for the question about the column itself (its description is the
-    sidecar's; no level is re-run for it). Returns the level's new run. Refused (400) for an empty or
-    overlong answer, (429) past ``HEDIT_DATASET_RATE``, (403) for anyone but the owner (and staff); the
-    description is kept only with its run queued.
-    """
-    check_edit_project(user, project)
-    if (level is None) == (column is None):
-        raise DatasetRequestError("level_id", "give the level (or, for a column's question, the column) answered")
-    text = clean_text(answer, "answer")
-    if level is None:
-        with transaction.atomic():
-            set_column_description(column, text)
-            transaction.on_commit(lambda: queue_answer(project.pk, column.task_id))  # its sidecar, validated
-        return None
-    with transaction.atomic():
-        set_level_description(level, text)
-        return queue_level_run(project, level, user=user, answered=True)
-
-
-def apply_descriptions(project: DatasetProject, answers: Iterable[Any]) -> int:
-    """Descriptions from a lab's table (:class:`bidsdata.questions.Answer`), all or nothing.
-
-    A column is looked up in every task; a column or level no task has is refused, naming it. Returns the
-    number of descriptions stored.
-    """
-    columns: dict[str, list[DatasetColumn]] = {}
-    for found in DatasetColumn.objects.filter(task__project=project).prefetch_related("levels"):
-        columns.setdefault(found.name, []).append(found)
-    with transaction.atomic():
-        stored = 0
-        for answer in answers:
-            named = columns.get(answer.column)
-            if not named:
-                raise DatasetRequestError("descriptions", f"no column {answer.column!r} in this dataset")
-            if answer.level is None:
-                for found in named:
-                    set_column_description(found, answer.description)
-                stored += 1
-                continue
-            levels = [lv for found in named for lv in found.levels.all() if lv.value == answer.level]
-            if not levels:
-                raise DatasetRequestError("descriptions", f"column {answer.column!r} has no level {answer.level!r}")
-            for found_level in levels:
-                set_level_description(found_level, answer.description)
-            stored += 1
-    return stored
 
 
 # --- a single run as a level's annotation ------------------------------------------------------
@@ -310,5 +250,4 @@ def add_session_to_level(session: AnnotationSession, level: DatasetLevel) -> Ann
     return session
 
 
-__all__ = ["DatasetError", "DatasetRequestError", "answer_question", "apply_descriptions", "import_dataset",
-           "queue_level_run", "start_annotation"]
+__all__ = ["DatasetError", "DatasetRequestError", "import_dataset", "queue_level_run", "start_annotation"]

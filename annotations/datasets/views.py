@@ -8,13 +8,12 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotations.access import EDIT_PROJECT_REFUSED, can_edit_project
+from annotations.access import can_edit_project
 from annotations.datasets import inventory_edits, services
 from annotations.datasets.downloads import zip_download_name, zip_response
 from annotations.datasets.forms import ColumnKindForm, DatasetUploadForm, LevelDescriptionForm, TemplateForm
@@ -27,6 +26,7 @@ from annotations.datasets.selectors import (
     level_states,
     next_to_review,
     project_for,
+    project_for_edit,
     validation_version,
     visible_projects,
 )
@@ -36,18 +36,6 @@ from annotations.errors import as_message, on_form, sentence
 from annotations.models import DatasetColumn, DatasetLevel, DatasetProject
 
 logger = logging.getLogger(__name__)
-
-def _project(request: HttpRequest, pk: Any) -> DatasetProject:
-    return project_for(request.user, pk)
-
-
-def _editable(request: HttpRequest, pk: Any) -> DatasetProject:
-    """The project, for a request that changes it or starts its runs: 404 unseen, 403 seen but not editable."""
-    project = project_for(request.user, pk)
-    if not can_edit_project(request.user, project):
-        raise PermissionDenied(EDIT_PROJECT_REFUSED)
-    return project
-
 
 @login_required
 @require_http_methods(["GET", "POST"])
@@ -75,7 +63,7 @@ def dataset_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def dataset_detail(request: HttpRequest, pk: Any) -> HttpResponse:
-    project = _project(request, pk)
+    project = project_for(request.user, pk)
     return render(request, "annotations/datasets/detail.html",
                   page_context(project, status=_status_filter(request), paged_task=request.GET.get("task", ""),
                                page=request.GET.get("page", 1), can_edit=can_edit_project(request.user, project)))
@@ -90,7 +78,7 @@ def _status_filter(request: HttpRequest) -> str:
 @require_GET
 def task_levels(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
     """One page of a task's levels, for its pager (htmx swaps it in place of the task's table)."""
-    project = _project(request, pk)
+    project = project_for(request.user, pk)
     task_row = get_object_or_404(project.tasks.only("id", "project_id", "name", "sidecar_name"), name=task)
     context = task_levels_context(project, task_row, status=_status_filter(request), page=request.GET.get("page", 1),
                                   can_edit=can_edit_project(request.user, project))
@@ -100,7 +88,7 @@ def task_levels(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
 @login_required
 @require_POST
 def dataset_annotate(request: HttpRequest, pk: Any) -> HttpResponse:
-    project = _editable(request, pk)
+    project = project_for_edit(request.user, pk)
     with as_message(request):  # already being annotated, or past HEDIT_DATASET_RATE
         sessions = services.start_annotation(project, user=request.user)
         if sessions:
@@ -116,7 +104,7 @@ def dataset_annotate(request: HttpRequest, pk: Any) -> HttpResponse:
 @require_POST
 def level_annotate(request: HttpRequest, pk: Any, level_id: int) -> HttpResponse:
     """Annotate one level again (for example after its description changed)."""
-    project = _editable(request, pk)
+    project = project_for_edit(request.user, pk)
     level = get_object_or_404(DatasetLevel, pk=level_id, column__task__project=project)
     with as_message(request):
         services.start_annotation(project, user=request.user, levels=[level])
@@ -131,7 +119,7 @@ def _form_errors(form: Any) -> str:
 @require_POST
 def column_edit(request: HttpRequest, pk: Any, column_id: int) -> HttpResponse:
     """Change a column's kind, or (with ``template``) a value column's ``#`` template."""
-    project = _editable(request, pk)
+    project = project_for_edit(request.user, pk)
     column = get_object_or_404(DatasetColumn.objects.select_related("task__project"), pk=column_id,
                                task__project=project)
     form: Any = TemplateForm(request.POST) if "template" in request.POST else ColumnKindForm(request.POST)
@@ -155,7 +143,7 @@ def level_edit(request: HttpRequest, pk: Any, level_id: int) -> HttpResponse:
     (:func:`.levels.next_needing_work`), or back to the project with a message when none is left.
     """
     # Everyone who sees the project reads the page (reviewers review from it); only its owner saves.
-    project = _editable(request, pk) if request.method == "POST" else _project(request, pk)
+    project = project_for_edit(request.user, pk) if request.method == "POST" else project_for(request.user, pk)
     level = get_object_or_404(DatasetLevel.objects.select_related("column__task"), pk=level_id,
                               column__task__project=project)
     level.column.task.project = project
@@ -192,7 +180,7 @@ def _next_level(request: HttpRequest, project: DatasetProject, level: DatasetLev
 @require_GET
 def review_next(request: HttpRequest, pk: Any) -> HttpResponse:
     """The run of the next level that needs a reviewer's look, with the existing review tools."""
-    project = _project(request, pk)
+    project = project_for(request.user, pk)
     state = next_to_review(level_states(project))
     if state is None:
         messages.info(request, "No level is waiting for a review.")
@@ -204,7 +192,7 @@ def review_next(request: HttpRequest, pk: Any) -> HttpResponse:
 @require_GET
 def task_sidecar_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
     """A task's sidecar, validated with every events file; ``?format=json|tsv`` downloads it."""
-    project = _project(request, pk)
+    project = project_for(request.user, pk)
     task_row = get_object_or_404(project.tasks, name=task)
     fmt = request.GET.get("format", "")
     if fmt not in ("", "json", "tsv"):
@@ -233,7 +221,7 @@ def task_sidecar_page(request: HttpRequest, pk: Any, task: str) -> HttpResponse:
 @require_GET
 def dataset_download(request: HttpRequest, pk: Any) -> FileResponse:
     """The dataset's events files and sidecars (all an upload keeps) with the new sidecars in place, as one zip."""
-    project = _project(request, pk)
+    project = project_for(request.user, pk)
     if not project.tasks.exists():
         raise Http404("This dataset has no tasks.")
     return zip_response(project, zip_download_name(project.name))

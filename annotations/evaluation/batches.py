@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -94,6 +95,19 @@ def cancel_evaluation(batch: EvaluationBatch, user: Any) -> EvaluationBatch:
     batch.refresh_from_db()
     logger.info("evaluation %s cancelled", batch.pk)
     return batch
+
+
+async def evaluation_run_ended(session: AnnotationSession) -> None:
+    """The run-ended hook (:data:`annotations.hooks.RUN_ENDED`): an evaluation's next runs start as one of its
+    runs ends (a few at a time: :mod:`annotations.evaluation.queue`)."""
+    if session.evaluation_batch_id is not None:
+        await sync_to_async(next_runs)(session.evaluation_batch_id, run_session_task.enqueue)
+
+
+def recover_at_start() -> list[str]:
+    """The server-started hook (:data:`annotations.hooks.SERVER_STARTED`): every broken chain restarted at once,
+    since nothing else runs yet."""
+    return recover_evaluations(at_start=True)
 
 
 def recover_evaluations(now: datetime | None = None, *, at_start: bool = False) -> list[str]:

@@ -30,7 +30,7 @@ from annotations.models import (
     SetSource,
     ValidationIssueRecord,
 )
-from annotations.review.rules import corrected, review_outcome, reviewed_annotation
+from annotations.review_rules import corrected, review_outcome, reviewed_annotation
 from annotations.runs.execution import model_failure
 
 MAX_RUNS = 20000

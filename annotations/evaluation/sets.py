@@ -25,7 +25,7 @@ from agents.workflow import InvalidInput, check_description
 from annotations.access import REVIEWABLE_STATUSES, can_see_all
 from annotations.errors import FieldError, NotFound, sentence
 from annotations.models import AnnotationSession, DatasetProject, EvaluationItem, EvaluationSet, SetSource
-from annotations.review.rules import accepted_by_reviews
+from annotations.review_rules import accepted_by_reviews
 from annotations.selectors import visible_sessions
 
 logger = logging.getLogger(__name__)

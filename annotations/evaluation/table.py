@@ -26,7 +26,7 @@ from agents.scoring import (
     uses_definitions,
 )
 from agents.scoring import mean as mean_of
-from annotations.review.rules import ACCEPTED, CORRECTED, REJECTED
+from annotations.review_rules import ACCEPTED, CORRECTED, REJECTED
 
 
 @dataclass(frozen=True)
@@ -150,34 +150,51 @@ class ModelRow:
         }
 
 
-def model_row(configuration: ModelConfiguration, runs: Sequence[RunFacts]) -> ModelRow:
-    """The figures of one configuration's runs."""
-    n = len(runs)
+def _tag_fields(runs: Sequence[RunFacts]) -> dict[str, TagFigures]:
+    """The tag F1 figures of the runs with a gold annotation: as written, definitions expanded, and the referee's
+    (rows whose gold uses no definition)."""
     scored = [r for r in runs if r.gold is not None]
     kept = [tag_counts(r) for r in scored]
+    return {"tags": tag_figures(kept), "tags_expanded": tag_figures([tag_counts(r, expand=True) for r in scored]),
+            "tags_referee": tag_figures([c for r, c in zip(scored, kept, strict=True)
+                                         if not uses_definitions(r.gold or "")])}
+
+
+def _review_fields(runs: Sequence[RunFacts]) -> dict[str, Any]:
+    """What people made of the runs: reviewers' outcomes (with the acceptance interval), ratings, and the
+    evaluation agent's faithfulness judgements."""
     reviewed = [r.outcome for r in runs if r.outcome is not None]
     accepted = [o == ACCEPTED for o in reviewed]
     rated = [r.rating for r in runs if r.rating is not None]
     judged = [r.faithful for r in runs if r.faithful is not None]
+    return {"reviewed": len(reviewed), "accepted": _share(sum(accepted), len(reviewed)),
+            "corrected": _share(reviewed.count(CORRECTED), len(reviewed)),
+            "rejected": _share(reviewed.count(REJECTED), len(reviewed)),
+            "acceptance_interval": share_interval(accepted) if shows_interval(len(reviewed)) else None,
+            "rated": len(rated), "mean_rating": mean_of(rated),
+            "judged": len(judged), "faithful": _share(sum(bool(j) for j in judged), len(judged))}
+
+
+def _cost_fields(runs: Sequence[RunFacts]) -> dict[str, Any]:
+    """What the runs cost and how they failed: tokens, dollars, latency percentiles, failure kinds."""
     seconds = [r.seconds for r in runs if r.seconds is not None]
+    return {"mean_tokens": mean_of([r.tokens for r in runs]), "total_tokens": sum(r.tokens for r in runs),
+            "mean_cost": mean_of([r.cost for r in runs]), "total_cost": sum(r.cost for r in runs),
+            "latency_p50": percentile(seconds, 50), "latency_p95": percentile(seconds, 95),
+            "failed": sum(r.failed for r in runs), "timeouts": sum(r.timed_out for r in runs),
+            "invalid_replies": sum(r.unreadable for r in runs), "refusals": sum(r.refused for r in runs)}
+
+
+def model_row(configuration: ModelConfiguration, runs: Sequence[RunFacts]) -> ModelRow:
+    """The figures of one configuration's runs: validity, then tags, people's verdicts, and cost, each read by
+    its own helper."""
+    n = len(runs)
     return ModelRow(
         configuration=configuration, runs=n,
         first_valid=_share(sum(r.first_valid for r in runs), n),
         final_valid=_share(sum(r.final_valid for r in runs), n),
         mean_attempts=mean_of([r.attempts for r in runs]),
-        tags=tag_figures(kept), tags_expanded=tag_figures([tag_counts(r, expand=True) for r in scored]),
-        tags_referee=tag_figures([c for r, c in zip(scored, kept, strict=True) if not uses_definitions(r.gold or "")]),
-        reviewed=len(reviewed), accepted=_share(sum(accepted), len(reviewed)),
-        corrected=_share(reviewed.count(CORRECTED), len(reviewed)),
-        rejected=_share(reviewed.count(REJECTED), len(reviewed)),
-        acceptance_interval=share_interval(accepted) if shows_interval(len(reviewed)) else None,
-        rated=len(rated), mean_rating=mean_of(rated),
-        judged=len(judged), faithful=_share(sum(bool(j) for j in judged), len(judged)),
-        mean_tokens=mean_of([r.tokens for r in runs]), total_tokens=sum(r.tokens for r in runs),
-        mean_cost=mean_of([r.cost for r in runs]), total_cost=sum(r.cost for r in runs),
-        latency_p50=percentile(seconds, 50), latency_p95=percentile(seconds, 95),
-        failed=sum(r.failed for r in runs), timeouts=sum(r.timed_out for r in runs),
-        invalid_replies=sum(r.unreadable for r in runs), refusals=sum(r.refused for r in runs),
+        **_tag_fields(runs), **_review_fields(runs), **_cost_fields(runs),
         session_ids=tuple(r.session_id for r in runs))
 
 

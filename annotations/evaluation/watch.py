@@ -16,9 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest
 
 from agents.llm.configuration import ModelConfiguration
 from agents.scoring import Counts, Interval, f1_change
+from annotations.errors import caught
 from annotations.evaluation.batches import configuration_now, start_evaluation
 from annotations.evaluation.selectors import run_facts
 from annotations.evaluation.sets import visible_sets
@@ -144,3 +147,16 @@ def rerun_changed(user: Any = None) -> list[EvaluationBatch]:
                                         schema_version=default_schema()))
         logger.info("watched set %s evaluated again: its configuration changed", evaluation_set.pk)
     return started
+
+
+def rerun_watched(request: HttpRequest) -> None:
+    """The model-changed hook (:data:`annotations.hooks.MODEL_CHANGED`): the user's watched evaluation sets run
+    again with their new model (the regression watch), said in a message either way."""
+    with caught() as outcome:
+        started = rerun_changed(request.user)
+    if outcome.failed:
+        messages.warning(request, f"Your watched evaluation sets were not run again: {outcome.message}")
+    elif started:
+        count = len(started)
+        messages.info(request, f"Your model changed: {count} watched evaluation set{'s' if count != 1 else ''} "
+                               f"{'are' if count != 1 else 'is'} being evaluated again (Evaluation page).")

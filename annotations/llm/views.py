@@ -13,8 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
-from annotations.errors import caught
-from annotations.evaluation.watch import rerun_changed
+from annotations.hooks import MODEL_CHANGED
 from annotations.llm.client import server_summary
 from annotations.llm.drafts import draft_from, preset_defaults, save_form, with_preset
 from annotations.llm.forms import LLMSettingsForm
@@ -34,7 +33,7 @@ def llm_settings(request: HttpRequest) -> HttpResponse:
             stored.delete()
         logger.info("user %s removed their LLM settings", request.user.pk)
         messages.success(request, "Your LLM settings are removed; runs use the server's configuration.")
-        _rerun_watched(request)
+        _model_changed(request)
         return redirect("annotations:llm-settings")
     if request.method == "POST":
         form = LLMSettingsForm(request.POST, has_key=has_key)
@@ -43,23 +42,18 @@ def llm_settings(request: HttpRequest) -> HttpResponse:
             logger.info("user %s saved their LLM settings (key stored: %s)", request.user.pk,
                         bool(stored.encrypted_api_key))
             messages.success(request, "Your LLM settings are saved.")
-            _rerun_watched(request)
+            _model_changed(request)
             return redirect("annotations:llm-settings")
     else:
         form = LLMSettingsForm(initial=_initial(stored), has_key=has_key)
     return _page(request, form, stored, has_key, status=400 if form.is_bound else 200)
 
 
-def _rerun_watched(request: HttpRequest) -> None:
-    """The user's model changed: their watched evaluation sets run again with it (the regression watch)."""
-    with caught() as outcome:
-        started = rerun_changed(request.user)
-    if outcome.failed:
-        messages.warning(request, f"Your watched evaluation sets were not run again: {outcome.message}")
-    elif started:
-        count = len(started)
-        messages.info(request, f"Your model changed: {count} watched evaluation set{'s' if count != 1 else ''} "
-                               f"{'are' if count != 1 else 'is'} being evaluated again (Evaluation page).")
+def _model_changed(request: HttpRequest) -> None:
+    """The user's model changed: what depends on it follows (the watched evaluation sets run again), through
+    the hook, since evaluation sits above llm (AnnotationsConfig.ready registers it)."""
+    for changed in MODEL_CHANGED.targets():
+        changed(request)
 
 
 def _initial(stored: UserLLMSettings | None) -> dict[str, Any]:

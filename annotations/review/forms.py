@@ -1,4 +1,4 @@
-"""Forms of the review panel; the rules live in annotations.review.services."""
+"""Forms of the review panel; the rules live in annotations.review.services and annotations.corrections."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 from django import forms
 
+from annotations.corrections import MAX_ANNOTATION_CHARS, MAX_COMMENT_CHARS
 from annotations.datasets.placement import MAX_LEVEL_CHOICES, level_choices_for
 from annotations.models import Verdict
-from annotations.review.services import MAX_ANNOTATION_CHARS, MAX_COMMENT_CHARS
 
 RATING_CHOICES = [(n, str(n)) for n in range(1, 6)]
 

@@ -12,7 +12,7 @@ from annotations.records import summary_of
 from annotations.review import services as reviews
 from annotations.review.forms import CorrectionForm, DatasetLevelForm, ReviewForm
 from annotations.review.queue import QUEUE_ORDERS, clean_order, queue_neighbours, queue_url
-from annotations.review.rules import is_corrected
+from annotations.review_rules import is_corrected
 from annotations.selectors import visible_sessions
 
 PANEL_TEMPLATE = "annotations/review/partials/panel.html"

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, trigger_client_event
 
 from agents.schema import DEFAULT_SCHEMA_VERSION, UnknownSchemaVersion
-from annotations import access
+from annotations import access, corrections
 from annotations.datasets.selectors import visible_projects
 from annotations.datasets.services import add_session_to_level
 from annotations.errors import caught, on_form, show_on_form
@@ -109,10 +109,10 @@ def review_correct(request: HttpRequest, pk: Any) -> HttpResponse:
     form = CorrectionForm(request.POST)
 
     def save(data: dict[str, Any]) -> HttpResponse:
-        with caught(reviews.CorrectionRefused) as refused:
-            revision = reviews.correct_annotation(session, request.user, data["hed"], comment=data["comment"],
+        with caught(corrections.CorrectionRefused) as refused:
+            revision = corrections.correct_annotation(session, request.user, data["hed"], comment=data["comment"],
                                                   draft=draft)
-        if isinstance(refused.error, reviews.CorrectionRefused):
+        if isinstance(refused.error, corrections.CorrectionRefused):
             # Shown beside the editor with the issues, so the reviewer can fix it or keep it as a draft.
             show_on_form(form, refused.error)
             if not request.htmx:

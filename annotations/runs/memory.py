@@ -1,7 +1,7 @@
 """The portal's memory: reviewed annotations offered to later runs of similar descriptions.
 
 A session is remembered for every user once a reviewer stood by its final annotation
-(:func:`annotations.review.rules.stood_by_reviewer`: a reviewer's correction, or accepting reviews of the annotation
+(:func:`annotations.review_rules.stood_by_reviewer`: a reviewer's correction, or accepting reviews of the annotation
 as it stands). A project's owner corrects her own levels without being a reviewer: her correction is remembered for
 her runs alone (her projects' levels are her runs), never another user's, whose run would otherwise reuse her
 private text verbatim and name a run they cannot open. Drafts, rejected runs and annotations that do not validate
@@ -32,7 +32,7 @@ from agents.memory import OWN, REVIEWED, most_similar
 from agents.state import MemoryExample
 from annotations.access import check_edit_project
 from annotations.models import AnnotationSession, DatasetProject
-from annotations.review.rules import standing_corrections, stood_by_reviewer, with_final_author
+from annotations.review_rules import standing_corrections, stood_by_reviewer, with_final_author
 from annotations.selectors import visible_sessions
 
 logger = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ EXAMPLES_PER_RUN = 3
 
 
 def _own_corrections(user_id: Any) -> Q:
-    """On :func:`~annotations.review.rules.with_final_author`'s columns: *user_id*'s run whose final annotation
+    """On :func:`~annotations.review_rules.with_final_author`'s columns: *user_id*'s run whose final annotation
     she corrected herself. Nobody else's text: a reviewer's later correction replaces hers as the final one."""
     if user_id is None:
         return Q(pk__in=[])

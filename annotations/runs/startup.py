@@ -13,6 +13,8 @@ import threading
 from django.conf import settings
 from django.db import DatabaseError
 
+from annotations.hooks import SERVER_STARTED
+
 logger = logging.getLogger(__name__)
 
 # hedtools' modules the app uses, and ours that import them. Python's import lock is per module: a request
@@ -68,14 +70,14 @@ def on_server_start() -> None:
     if settings.HEDIT_TASK_BACKEND != "thread":
         # Separate workers own their runs; a web process starting says nothing about them.
         return
-    from annotations.datasets.recovery import resume_cut_off_validation
-    from annotations.evaluation.batches import recover_evaluations
     from annotations.runs.recovery import resume_cut_off_runs
 
     try:
         resume_cut_off_runs()
-        resume_cut_off_validation()
-        recover_evaluations(at_start=True)
+        # Then what the concerns above runs resume (dataset validations, evaluation chains), registered on
+        # the hook in AnnotationsConfig.ready.
+        for resume in SERVER_STARTED.targets():
+            resume()
     except DatabaseError:
         logger.warning("could not check for interrupted runs (database not migrated yet?)", exc_info=True)
 

@@ -10,8 +10,8 @@ from annotations.access import can_review as allowed
 from annotations.records import summary_of
 from annotations.review.diff import tag_diff
 from annotations.review.panels import panel_context
-from annotations.review.rules import is_corrected
 from annotations.review.services import corrected_by
+from annotations.review_rules import is_corrected
 
 register = template.Library()
 

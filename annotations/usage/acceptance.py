@@ -7,11 +7,11 @@ each rule says whether rows are searched with their ongoing events (context) and
 by their content (by default: each row's own HED, definitions expanded, so ``@Event`` finds the rows with
 no event type whatever their definitions hold).
 
-When the job stores a task's sidecar, :func:`revision_stored` (one call from
-:mod:`annotations.datasets.results`) asks the background task to check the project's rules on it; the verdicts
-are kept per rule, task and revision, so the project page, the sidecar page and the downloads read them
-without searching again. The defaults offered (:func:`add_default_rules`): every row has an event type, and
-every condition level the sidecar defines occurs.
+When the job stores a task's sidecar, :func:`revision_stored` (called from :mod:`annotations.datasets.results`
+through :data:`annotations.hooks.REVISION_STORED`) asks the background task to check the project's rules on
+it; the verdicts are kept per rule, task and revision, so the project page, the sidecar page and the downloads
+read them without searching again. The defaults offered (:func:`add_default_rules`): every row has an event
+type, and every condition level the sidecar defines occurs.
 """
 
 from __future__ import annotations
@@ -153,8 +153,9 @@ def check_revision(task: DatasetTask, revision: Revision) -> list[AcceptanceChec
 
 
 def revision_stored(task: DatasetTask, digest: str) -> None:
-    """The hook of :mod:`annotations.datasets.results`: a new sidecar revision of *task* is stored; its project's
-    rules are checked in the background once the revision is committed (nothing to do without rules)."""
+    """The sidecar-revision hook (:data:`annotations.hooks.REVISION_STORED`): a new sidecar revision of *task*
+    is stored; its project's rules are checked in the background once the revision is committed (nothing to do
+    without rules)."""
     if not AcceptanceRule.objects.filter(project_id=task.project_id).exists():
         return
     transaction.on_commit(lambda: check_acceptance_task.enqueue(task.pk, digest))

@@ -8,26 +8,18 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations.access import EDIT_PROJECT_REFUSED, can_edit_project
-from annotations.datasets.selectors import project_for
+from annotations.access import can_edit_project
+from annotations.datasets.selectors import project_for, project_for_edit
 from annotations.errors import FieldError, caught
 from annotations.models import AcceptanceRule, DatasetProject
 from annotations.usage import acceptance
 from annotations.usage.forms import RuleForm
 from annotations.usage.revisions import project_tasks
-
-
-def _editable(request: HttpRequest, pk: Any) -> DatasetProject:
-    project = project_for(request.user, pk)
-    if not can_edit_project(request.user, project):
-        raise PermissionDenied(EDIT_PROJECT_REFUSED)
-    return project
 
 
 def _verdicts(project: DatasetProject) -> list[acceptance.TaskAcceptance]:
@@ -60,7 +52,7 @@ def _checked(request: HttpRequest, project: DatasetProject) -> None:
 @login_required
 @require_POST
 def rule_create(request: HttpRequest, pk: Any) -> HttpResponse:
-    project = _editable(request, pk)
+    project = project_for_edit(request.user, pk)
     form = RuleForm(request.POST, tasks=list(project.tasks.values_list("name", flat=True)))
     with caught() as outcome:
         if not form.is_valid():
@@ -77,7 +69,7 @@ def rule_create(request: HttpRequest, pk: Any) -> HttpResponse:
 @login_required
 @require_POST
 def rule_defaults(request: HttpRequest, pk: Any) -> HttpResponse:
-    project = _editable(request, pk)
+    project = project_for_edit(request.user, pk)
     made = acceptance.add_default_rules(project)
     if made:
         messages.info(request, f"Added {len(made)} default rule{'s' if len(made) > 1 else ''}.")
@@ -90,7 +82,7 @@ def rule_defaults(request: HttpRequest, pk: Any) -> HttpResponse:
 @login_required
 @require_POST
 def rules_check(request: HttpRequest, pk: Any) -> HttpResponse:
-    project = _editable(request, pk)
+    project = project_for_edit(request.user, pk)
     _checked(request, project)
     return redirect("annotations:usage-acceptance", pk=project.pk)
 
@@ -98,7 +90,7 @@ def rules_check(request: HttpRequest, pk: Any) -> HttpResponse:
 @login_required
 @require_POST
 def rule_delete(request: HttpRequest, pk: Any, rule_id: int) -> HttpResponse:
-    project = _editable(request, pk)
+    project = project_for_edit(request.user, pk)
     rule = get_object_or_404(AcceptanceRule, pk=rule_id, project=project)
     rule.delete()
     messages.success(request, f"Deleted the rule “{rule.name}”.")

@@ -11,12 +11,13 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents.schema import HedVersion
 from annotations.datasets.uploads import upload_limits
 from annotations.models import DatasetProject
 from annotations.usage.revisions import project_tasks, revision_of, task_events
 from bidsdata.archive import DatasetError, read_folder, read_zip
 from bidsdata.usage import TaskEvents
-from bidsdata.usage.sources import HedVersion, dataset_version, task_sources, tasks_of
+from bidsdata.usage.sources import dataset_version, task_sources, tasks_of
 
 
 class DatasetUnusable(Exception):
@@ -28,7 +29,7 @@ class Dataset:
     """A dataset's schema and its tasks (each with its events files and the sidecars they read)."""
 
     name: str
-    version: HedVersion
+    version: HedVersion | None
     tasks: list[TaskEvents]
 
 

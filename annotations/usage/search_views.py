@@ -11,15 +11,14 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations.access import EDIT_PROJECT_REFUSED, can_edit_project
-from annotations.datasets.selectors import project_for
+from annotations.access import can_edit_project
+from annotations.datasets.selectors import project_for, project_for_edit
 from annotations.errors import FieldError, NotFound, caught, on_form, sentence
 from annotations.limits import check_query_length
 from annotations.models import DatasetProject, DatasetTask, SavedQuery
@@ -29,13 +28,6 @@ from annotations.usage.revisions import project_tasks, task_revisions
 from bidsdata.usage import check_query
 
 MAX_CHECKED_LINES = 20
-
-
-def _editable(request: HttpRequest, pk: Any) -> DatasetProject:
-    project = project_for(request.user, pk)
-    if not can_edit_project(request.user, project):
-        raise PermissionDenied(EDIT_PROJECT_REFUSED)
-    return project
 
 
 def _tasks(project: DatasetProject, name: str) -> list[DatasetTask]:
@@ -151,7 +143,7 @@ def search_rows_tsv(request: HttpRequest, pk: Any) -> HttpResponse:
 @login_required
 @require_POST
 def saved_query_create(request: HttpRequest, pk: Any) -> HttpResponse:
-    project = _editable(request, pk)
+    project = project_for_edit(request.user, pk)
     form = SavedQueryForm(request.POST)
     with caught() as outcome:
         if not form.is_valid():
@@ -172,7 +164,7 @@ def saved_query_create(request: HttpRequest, pk: Any) -> HttpResponse:
 @login_required
 @require_POST
 def saved_query_delete(request: HttpRequest, pk: Any, query_id: int) -> HttpResponse:
-    project = _editable(request, pk)
+    project = project_for_edit(request.user, pk)
     saved = get_object_or_404(SavedQuery, pk=query_id, project=project)
     saved.delete()
     messages.success(request, f"Deleted “{saved.name}”.")

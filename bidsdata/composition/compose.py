@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from bidsdata.assembly import drop_repeated
 from bidsdata.composition.passes import PASSES
 from bidsdata.composition.roles import CONDITION
-from bidsdata.composition.state import Annotations, Composition, Draft, lab_names
+from bidsdata.composition.state import Composition, Draft, lab_names
 from bidsdata.inventory import TaskInventory
 
 logger = logging.getLogger(__name__)
@@ -43,4 +43,4 @@ def plain_composition(annotations: Mapping[str, Mapping[str, str] | str], events
     return Composition(annotations=dict(chosen), notes=notes)
 
 
-__all__ = ["CONDITION", "Annotations", "Composition", "compose_task", "lab_names", "plain_composition"]
+__all__ = ["CONDITION", "Composition", "compose_task", "lab_names", "plain_composition"]

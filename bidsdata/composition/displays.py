@@ -16,7 +16,6 @@ own), since an ``Offset`` of something not on the screen is an error.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from bidsdata.composition import cues
 from bidsdata.composition.definitions import Definitions, def_name
@@ -34,8 +33,7 @@ from bidsdata.composition.tags import (
     top_level_items,
 )
 from bidsdata.inventory import TaskInventory
-
-Annotations = dict[str, Any]
+from bidsdata.types import ComposedHed
 
 _SHOWING = {"show", "shows", "shown", "display", "displays", "displayed", "appear", "appears", "appeared",
             "presented", "presentation", "screen", "onset"}
@@ -110,7 +108,7 @@ def _order(column: str, shows: Mapping[str, str], rows: EventRows) -> dict[str, 
     return order
 
 
-def screen_displays(task: TaskInventory, annotations: Annotations, roles: Mapping[str, str], rows: EventRows,
+def screen_displays(task: TaskInventory, annotations: ComposedHed, roles: Mapping[str, str], rows: EventRows,
                     known: Names, defs: Definitions, describe: Mapping[str, str]) -> list[str]:
     """Display levels of the event column as ``Onset`` of what they show and ``Offset`` of the display before;
     the definitions made (none when the events files do not give one order)."""

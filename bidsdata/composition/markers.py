@@ -27,10 +27,9 @@ from bidsdata.composition.rows import NA, EventRows
 from bidsdata.composition.tags import EVENT_TYPES, names, short_tag, top_level_items
 from bidsdata.inventory import TaskInventory
 from bidsdata.markers import event_kind, number_tags
+from bidsdata.types import LevelAnnotations
 
 logger = logging.getLogger(__name__)
-
-Annotations = Mapping[str, Mapping[str, str] | str]
 
 
 def _completed(hed: str, value: str, version: str | list[str] | None) -> str:
@@ -57,7 +56,7 @@ def _repeated_at_one_onset(column: str, level: str, rows: EventRows) -> bool:
     return any(sum(1 for row in group if row.get(column) == level) > 1 for group in rows.by_onset())
 
 
-def with_marker_numbers(task: TaskInventory, annotations: Annotations, events: Mapping[str, str],
+def with_marker_numbers(task: TaskInventory, annotations: LevelAnnotations, events: Mapping[str, str],
                         version: str | list[str] | None, *, rows: EventRows | None = None,
                         ) -> tuple[dict[str, Mapping[str, str] | str], list[DroppedTags]]:
     """*annotations* (column -> level -> HED, or a template) with the made-up marker levels completed, and

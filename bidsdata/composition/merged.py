@@ -28,8 +28,8 @@ from typing import Any
 from agents.hedstring import top_level_items
 from bidsdata import tsv
 from bidsdata.assembly import DroppedTags, repeat_key
+from bidsdata.types import LevelAnnotations
 
-Annotations = Mapping[str, Mapping[str, str] | str]
 Source = tuple[str, str | None]  # (column, level); level None: a value column's template
 
 _REF = re.compile(r"\{([^{}]*)\}")
@@ -60,7 +60,7 @@ def _tidy(text: str) -> str:
     return text.strip()
 
 
-def _hed(annotations: Annotations, column: str, row: Mapping[str, str], depth: int = 0) -> str | None:
+def _hed(annotations: LevelAnnotations, column: str, row: Mapping[str, str], depth: int = 0) -> str | None:
     """*column*'s HED on *row* as hedtools assembles it, or None where it gives none."""
     cell = row.get(column)
     given = annotations.get(column)
@@ -79,7 +79,7 @@ def _items(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((item, repeat_key(item)) for item in top_level_items(text))
 
 
-def _referenced(annotations: Annotations) -> set[str]:
+def _referenced(annotations: LevelAnnotations) -> set[str]:
     """Columns some HED references as ``{column}``: hedtools puts them only where they are referenced."""
     found: set[str] = set()
     for given in annotations.values():
@@ -88,11 +88,12 @@ def _referenced(annotations: Annotations) -> set[str]:
     return found
 
 
-def _source(annotations: Annotations, column: str, row: Mapping[str, str]) -> Source:
+def _source(annotations: LevelAnnotations, column: str, row: Mapping[str, str]) -> Source:
     return (column, row.get(column)) if isinstance(annotations.get(column), Mapping) else (column, None)
 
 
-def repeats(annotations: Annotations, events: Mapping[str, str], order: list[str] | None = None) -> Iterator[Repeat]:
+def repeats(annotations: LevelAnnotations, events: Mapping[str, str],
+            order: list[str] | None = None) -> Iterator[Repeat]:
     """Every item a row at a shared onset repeats from the event's earlier rows (or its own earlier columns)."""
     referenced = _referenced(annotations)
     top = [c for c in (order or list(annotations)) if c in annotations and c not in referenced]
@@ -137,7 +138,7 @@ def _reason(repeat: Repeat) -> tuple[str, str]:
             "there twice; say how the two rows differ, or give them different onsets"), ""
 
 
-def without_onset_repeats(annotations: Annotations, events: Mapping[str, str], order: list[str] | None = None,
+def without_onset_repeats(annotations: LevelAnnotations, events: Mapping[str, str], order: list[str] | None = None,
                           ) -> tuple[dict[str, Any], list[DroppedTags]]:
     """*annotations* whose events assembled from rows at one onset repeat no top-level item; the notes of
     what was left out (see the module docstring)."""

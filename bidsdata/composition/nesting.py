@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from bidsdata.composition.distinct import key
 from bidsdata.composition.events import event_groups
 from bidsdata.composition.roles import CONDITION, EVENT, MODIFIER, VALUE
 from bidsdata.composition.rows import NA, EventRows
 from bidsdata.composition.tags import Names, has_event, inside, is_group, top_level_items
-
-Annotations = dict[str, Any]
-
+from bidsdata.types import ComposedHed
 
 STRAY_SHARE = 0.02
 """Share of a column's rows that may lack an event to hold it, and the column still be nested."""
@@ -41,7 +38,7 @@ def _opens(hed: str) -> list[str] | None:
     return first if all(_OFFSET.match(i) for i in items[1:]) else None
 
 
-def nestable(column: str, event: str, annotations: Annotations, rows: EventRows, known: Names) -> bool:
+def nestable(column: str, event: str, annotations: ComposedHed, rows: EventRows, known: Names) -> bool:
     """Every row where *column* has a value (but a stray few: :data:`STRAY_SHARE`) has an event from *event* to
     hold it: an event group, or the Onset of something that lasts (its content group). An Offset holds nothing:
     there the value is not said."""
@@ -60,7 +57,7 @@ def _twice_at_an_onset(column: str, rows: EventRows) -> bool:
                for group in rows.by_onset())
 
 
-def nested_columns(annotations: Annotations, roles: Mapping[str, str], rows: EventRows, known: Names) -> list[str]:
+def nested_columns(annotations: ComposedHed, roles: Mapping[str, str], rows: EventRows, known: Names) -> list[str]:
     """The columns to reference as ``{column}`` inside the event column's event.
 
     Modifier and value columns whose rows all have an event to hold them; a condition column too where two
@@ -111,7 +108,7 @@ def carried(event: str, nested: list[str], rows: EventRows | None) -> dict[str, 
     return {level: [c for c in nested if c in columns] for level, columns in found.items()}
 
 
-def reference(annotations: Annotations, event: str, nested: list[str], known: Names,
+def reference(annotations: ComposedHed, event: str, nested: list[str], known: Names,
               definitions: Mapping[str, str] | None = None, rows: EventRows | None = None) -> None:
     """``{column}`` of each nested column added to the first event group of every level of *event* whose rows
     give it a value (:func:`carried`; every level when *rows* is None)."""
@@ -135,7 +132,7 @@ def reference(annotations: Annotations, event: str, nested: list[str], known: Na
     annotations[event] = levels
 
 
-def nested_items(annotations: Annotations, roles: Mapping[str, str], nested: list[str], column: str,
+def nested_items(annotations: ComposedHed, roles: Mapping[str, str], nested: list[str], column: str,
                  known: Names, definitions: Mapping[str, str] | None = None) -> set[tuple[str, ...]]:
     """Keys of the items *column*'s levels must not add: what the event groups (or the definitions the event
     starts) and the other nested columns already put into the same group."""
@@ -162,7 +159,7 @@ def _event_items(hed: str, known: Names, definitions: Mapping[str, str]) -> list
     return top_level_items(inside(body[0])) if body else []
 
 
-def _dedupe_nested(annotations: Annotations, event: str, nested: list[str], known: Names,
+def _dedupe_nested(annotations: ComposedHed, event: str, nested: list[str], known: Names,
                    definitions: Mapping[str, str]) -> None:
     """Levels of nested columns lose the items an event group (or an earlier nested column) already has.
 
@@ -185,7 +182,7 @@ def _dedupe_nested(annotations: Annotations, event: str, nested: list[str], know
         seen |= {key(i, known) for items in kept.values() for i in items}
 
 
-def unreferenced(chosen: Annotations, roles: Mapping[str, str]) -> None:
+def unreferenced(chosen: ComposedHed, roles: Mapping[str, str]) -> None:
     """``{column}`` references to a column left with no HED are taken out (hedtools refuses them), from event
     levels and from value templates (a response time holding the columns that tell of the response)."""
     for column, given in chosen.items():
@@ -196,7 +193,7 @@ def unreferenced(chosen: Annotations, roles: Mapping[str, str]) -> None:
                 given[level] = _without_gone(hed, chosen)
 
 
-def _without_gone(hed: str, chosen: Annotations) -> str:
+def _without_gone(hed: str, chosen: ComposedHed) -> str:
     for ref in re.findall(r"\{([^}]*)\}", hed):
         if ref not in chosen:
             hed = without_reference(hed, ref)

@@ -11,11 +11,9 @@ import functools
 import logging
 
 from agents.offline.annotator import annotate_offline
-from agents.schema import canonical
+from agents.schema import HedVersion, canonical
 
 logger = logging.getLogger(__name__)
-
-HedVersion = str | list[str] | None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -27,6 +25,6 @@ def _read(text: str, schema: str) -> str:
         return ""
 
 
-def read(text: str, version: HedVersion) -> str:
+def read(text: str, version: HedVersion | None) -> str:
     """*text* as valid HED (the offline annotator's reading), "" where it says nothing."""
     return _read(" ".join(text.split()), canonical(version)) if text.strip() else ""

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.schema import HedVersion
 from bidsdata.assembly import DroppedTags
 from bidsdata.composition import cues
 from bidsdata.composition.definitions import ENTRY, Definitions, defined_names, free_entry
@@ -22,19 +23,17 @@ from bidsdata.composition.spans import DURATION, TEMPLATE, references_duration
 from bidsdata.composition.tags import Names, names
 from bidsdata.glossary import Glossary, readme_description
 from bidsdata.inventory import TaskInventory
+from bidsdata.types import ComposedHed, LevelAnnotations
 
 MEDIA_VOTES = 3
 """Weight of each distinct stimulus file in the task's sense, against one per level's words."""
-
-Annotations = dict[str, Any]
-HedVersion = str | list[str] | None
 
 
 @dataclass
 class Composition:
     """The sidecar's HED per column, its definitions entry, and what was decided on the way."""
 
-    annotations: Annotations
+    annotations: ComposedHed
     definitions: dict[str, object] | None = None
     roles: dict[str, str] = field(default_factory=dict)
     factors: list[str] = field(default_factory=list)
@@ -79,8 +78,8 @@ class Draft:
 
     task: TaskInventory
     events: Mapping[str, str]
-    version: HedVersion
-    chosen: Annotations
+    version: HedVersion | None
+    chosen: ComposedHed
     known: Names
     rows: EventRows
     defs: Definitions
@@ -94,8 +93,8 @@ class Draft:
     """Templates kept only if nesting takes them, with the note they leave otherwise."""
 
     @classmethod
-    def start(cls, task: TaskInventory, annotations: Mapping[str, Mapping[str, str] | str],
-              events: Mapping[str, str], version: HedVersion) -> Draft:
+    def start(cls, task: TaskInventory, annotations: LevelAnnotations,
+              events: Mapping[str, str], version: HedVersion | None) -> Draft:
         """The draft before any pass: the levels' own annotations, the events rows read once."""
         return cls(task=task, events=events, version=version, chosen=annotations,  # type: ignore[arg-type]
                    known=names(version), rows=EventRows.read(events),

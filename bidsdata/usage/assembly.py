@@ -26,9 +26,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.schema import HedVersion
 from bidsdata import delays
 from bidsdata.schemas import load_schema
-from bidsdata.usage.sources import HedVersion
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ def refusal(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-def hed_sidecar(sidecar: Mapping[str, Any], version: HedVersion) -> Any:
+def hed_sidecar(sidecar: Mapping[str, Any], version: HedVersion | None) -> Any:
     """hedtools' ``Sidecar`` of a sidecar dict, parsed once per content and schema (the files of a task share
     one, as a script's loop shares it: hedtools keeps the definitions it reads with a schema on it)."""
     return _parsed_sidecar(json.dumps(sidecar, sort_keys=True), json.dumps(version))
@@ -124,7 +124,7 @@ def _onset(value: Any) -> float | None:
     return None if number != number else number  # NaN: no onset
 
 
-def assemble(path: str, text: str, sidecar: Mapping[str, Any] | Any, version: HedVersion,
+def assemble(path: str, text: str, sidecar: Mapping[str, Any] | Any, version: HedVersion | None,
              options: Options = DEFAULTS) -> Assembled:
     """*path*'s events (its *text* read with *sidecar*, a dict or hedtools ``Sidecar``) as hedtools assembles
     them with *options*: ``EventManager``, ``HedTagManager(remove_types)``, ``get_hed_objs``."""

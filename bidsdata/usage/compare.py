@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from agents.schema import HedVersion
 from bidsdata.usage.assembly import DEFAULTS, Options
 from bidsdata.usage.queries import compile_queries
 from bidsdata.usage.search import Store, store
-from bidsdata.usage.sources import EventsSource, HedVersion, NeedTexts
+from bidsdata.usage.sources import EventsSource, NeedTexts
 
 
-def row_answers(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion,
+def row_answers(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion | None,
                 options: Options = DEFAULTS, store_: Store | None = None) -> list[list[bytes] | None]:
     """Per source, per query, a 0/1 per row of the file (None for a file hedtools refuses)."""
     store_ = store_ or store()
@@ -45,7 +46,7 @@ def row_answers(sources: Sequence[EventsSource], queries: Sequence[str], version
     return found
 
 
-def row_heds(sources: Sequence[EventsSource], wanted: Sequence[Sequence[int]], version: HedVersion,
+def row_heds(sources: Sequence[EventsSource], wanted: Sequence[Sequence[int]], version: HedVersion | None,
              options: Options = DEFAULTS, store_: Store | None = None) -> list[dict[int, list[str]]]:
     """Per source, the assembled HED of the *wanted* rows (each row's events, in order)."""
     store_ = store_ or store()

@@ -22,11 +22,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.schema import HedVersion
 from bidsdata import delays
 from bidsdata.cells import safe_row
 from bidsdata.schemas import load_schema
 from bidsdata.usage.assembly import TYPE_TAGS, event_manager, hed_sidecar, refusal
-from bidsdata.usage.sources import EventsSource, HedVersion
+from bidsdata.usage.sources import EventsSource
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ def _onset(value: Any) -> Any:
     return None if number != number else round(number, 6)
 
 
-def design_file(source: EventsSource, version: HedVersion, *, type_tag: str = "Condition-variable",
+def design_file(source: EventsSource, version: HedVersion | None, *, type_tag: str = "Condition-variable",
                 encoding: str = "one-hot", sidecar: Any = None) -> DesignFile:
     """*source*'s design matrix for *type_tag* (``HedTypeManager.get_factor_vectors``) and type summary."""
     from hed.tools.analysis.hed_type_manager import HedTypeManager
@@ -107,7 +108,7 @@ def design_file(source: EventsSource, version: HedVersion, *, type_tag: str = "C
 
 
 def design_summary(task: str, files: Iterable[DesignFile], type_tag: str, sidecar: dict[str, Any] | None,
-                   version: HedVersion) -> dict[str, Any]:
+                   version: HedVersion | None) -> dict[str, Any]:
     """Every file's type summary added into hedtools' ``HedTypeCounts`` (levels, events and files per level,
     direct references), with the descriptions of *sidecar*'s definitions."""
     from hed.tools.analysis.hed_type_counts import HedTypeCounts
@@ -159,7 +160,7 @@ __all__ = ["ENCODINGS", "DesignError", "DesignFile", "check_design", "condition_
            "design_summary", "factor_table", "matrix_name"]
 
 
-def condition_levels(sidecar: dict[str, Any], version: HedVersion, type_tag: str = "Condition-variable"
+def condition_levels(sidecar: dict[str, Any], version: HedVersion | None, type_tag: str = "Condition-variable"
                      ) -> dict[str, list[str]]:
     """The factors *sidecar*'s definitions declare with *type_tag*, each with its levels (definition names)."""
     from hed.tools.analysis.hed_type_defs import HedTypeDefs

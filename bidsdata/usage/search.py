@@ -23,9 +23,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agents.schema import HedVersion
 from bidsdata.usage.assembly import DEFAULTS, Assembled, Options, assemble
 from bidsdata.usage.queries import compile_queries
-from bidsdata.usage.sources import EventsSource, HedVersion, NeedTexts
+from bidsdata.usage.sources import EventsSource, NeedTexts
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ class Store:
             return (source.key, options.key()) not in self._rows or \
                 not all((source.key, options.key(), q) in self._answers for q in queries)
 
-    def rows_of(self, source: EventsSource, version: HedVersion, options: Options) -> array:
+    def rows_of(self, source: EventsSource, version: HedVersion | None, options: Options) -> array:
         """Each event's row in its file (kept longer than the events themselves: four bytes an event)."""
         with self._lock:
             found = self._rows.get((source.key, options.key()))
@@ -80,7 +81,7 @@ class Store:
                 return found
         return array("i", self.assembled_file(source, version, options).rows)
 
-    def assembled_file(self, source: EventsSource, version: HedVersion, options: Options) -> Assembled:
+    def assembled_file(self, source: EventsSource, version: HedVersion | None, options: Options) -> Assembled:
         """*source*'s events assembled with *options*: kept, or assembled now (:class:`NeedTexts` without text)."""
         found = self.held(source.key, options)
         if found is not None:
@@ -105,7 +106,7 @@ class Store:
                 self._events -= len(dropped)
         return found
 
-    def answer(self, source: EventsSource, version: HedVersion, options: Options, query: str,
+    def answer(self, source: EventsSource, version: HedVersion | None, options: Options, query: str,
                handler: Any) -> bytes:
         """Per event of *source*, 1 where *query* matches (hedtools' ``search``), kept for later askers."""
         key = (source.key, options.key(), query)
@@ -207,7 +208,7 @@ class Row:
     hed: str = ""
 
 
-def _answers(store_: Store, source: EventsSource, version: HedVersion, options: Options, queries: Sequence[str],
+def _answers(store_: Store, source: EventsSource, version: HedVersion | None, options: Options, queries: Sequence[str],
              handlers: Sequence[Any]) -> list[bytes]:
     return [store_.answer(source, version, options, q, h) for q, h in zip(queries, handlers, strict=True)]
 
@@ -216,7 +217,7 @@ def _missing(store_: Store, sources: Sequence[EventsSource], options: Options, q
     return [s.key for s in sources if store_.needs_text(s, options, queries)]
 
 
-def count(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion,
+def count(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion | None,
           options: Options = DEFAULTS, store_: Store | None = None) -> TaskCounts:
     """Each query's matches per events file of a task (files hedtools refuses named, the rest searched)."""
     store_ = store_ or _store
@@ -240,7 +241,7 @@ def count(sources: Sequence[EventsSource], queries: Sequence[str], version: HedV
     return result
 
 
-def file_rows(source: EventsSource, queries: Sequence[str], version: HedVersion, options: Options = DEFAULTS, *,
+def file_rows(source: EventsSource, queries: Sequence[str], version: HedVersion | None, options: Options = DEFAULTS, *,
               start: int = 0, limit: int | None = None, with_hed: bool = True,
               store_: Store | None = None) -> list[Row]:
     """The events of *source* that match any query, from the *start*-th match on (at most *limit*)."""
@@ -266,7 +267,7 @@ def file_rows(source: EventsSource, queries: Sequence[str], version: HedVersion,
     return rows
 
 
-def page(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion, options: Options,
+def page(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion | None, options: Options,
          counts: TaskCounts, *, offset: int, limit: int, store_: Store | None = None) -> list[Row]:
     """Matching rows *offset* to *offset + limit* over the task's files (in order), read from the files that
     hold them only (the counts say which)."""
@@ -287,7 +288,7 @@ def page(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVe
     return rows
 
 
-def stream(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion,
+def stream(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion | None,
            options: Options = DEFAULTS, *, with_hed: bool = False, store_: Store | None = None) -> Iterator[Row]:
     """Every matching row of the task, one file at a time (a file's rows are made when it is reached)."""
     for source in sources:

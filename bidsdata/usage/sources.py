@@ -19,11 +19,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agents.schema import HedVersion
 from bidsdata.archive import DatasetError, DatasetFiles
 from bidsdata.inheritance import effective_sidecar
 from bidsdata.inventory import entities, read_hed_version
-
-HedVersion = str | list[str] | None
 
 
 def digest(*parts: Any) -> str:
@@ -49,12 +48,12 @@ class EventsSource:
         return self.text is not None and self.sidecar is not None
 
 
-def source_key(version: HedVersion, sidecar: Mapping[str, Any], text_digest: str) -> str:
+def source_key(version: HedVersion | None, sidecar: Mapping[str, Any], text_digest: str) -> str:
     """The key of an events file's assembly: the schema, the sidecar it reads and (the digest of) its text."""
     return digest("events-source", version, sidecar, text_digest)
 
 
-def make_source(path: str, text: str, sidecar: Mapping[str, Any], version: HedVersion,
+def make_source(path: str, text: str, sidecar: Mapping[str, Any], version: HedVersion | None,
                 text_digest: str | None = None) -> EventsSource:
     """An events file as a search reads it; *text_digest* names the text when the caller already knows it
     (a stored file that never changes), else it is computed."""
@@ -91,7 +90,7 @@ def tasks_of(files: DatasetFiles) -> dict[str, list[str]]:
     return dict(sorted(by_task.items()))
 
 
-def task_sources(files: DatasetFiles, paths: Iterable[str], version: HedVersion,
+def task_sources(files: DatasetFiles, paths: Iterable[str], version: HedVersion | None,
                  sidecars: Mapping[str, Any] | None = None) -> list[EventsSource]:
     """The events files *paths* of *files*, each with the sidecar BIDS inheritance gives it (the dataset's own
     ``*_events.json``, or *sidecars* in their place)."""
@@ -99,10 +98,10 @@ def task_sources(files: DatasetFiles, paths: Iterable[str], version: HedVersion,
     return [make_source(path, files.texts[path], effective_sidecar(found, path), version) for path in paths]
 
 
-def dataset_version(files: DatasetFiles, default: HedVersion = None) -> HedVersion:
+def dataset_version(files: DatasetFiles, default: HedVersion | None = None) -> HedVersion | None:
     """The schema a dataset declares (``HEDVersion``), or *default*."""
     return read_hed_version(files) or default
 
 
-__all__ = ["EventsSource", "HedVersion", "NeedTexts", "dataset_version", "digest", "make_source", "sidecars_of",
+__all__ = ["EventsSource", "NeedTexts", "dataset_version", "digest", "make_source", "sidecars_of",
            "source_key", "task_sources", "tasks_of"]

@@ -16,9 +16,10 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from agents.schema import HedVersion
 from bidsdata.usage.assembly import Options
 from bidsdata.usage.search import Store, store
-from bidsdata.usage.sources import EventsSource, HedVersion, NeedTexts
+from bidsdata.usage.sources import EventsSource, NeedTexts
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ def _counts(found: Any, total: int) -> dict[str, Any]:
             "share": round(info["events"] / total, 4) if total else 0.0}
 
 
-def tag_summary(task: str, sources: Sequence[EventsSource], version: HedVersion,
+def tag_summary(task: str, sources: Sequence[EventsSource], version: HedVersion | None,
                 options: Options = SUMMARY_OPTIONS, store_: Store | None = None) -> dict[str, Any]:
     """hedtools' tag counts of the task's events (``HedTagCounts``), grouped under :data:`TAG_GROUPS`.
 

@@ -14,22 +14,23 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agents.schema import HedVersion
 from bidsdata.usage import compare, design, search, summary
 from bidsdata.usage.assembly import DEFAULTS, Options
-from bidsdata.usage.sources import EventsSource, HedVersion, digest
+from bidsdata.usage.sources import EventsSource, digest
 from bidsdata.usage.workers import ask, call
 
 
-def _rows_of(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion, options: Options,
+def _rows_of(sources: Sequence[EventsSource], queries: Sequence[str], version: HedVersion | None, options: Options,
              with_hed: bool) -> list[search.Row]:
     return search.file_rows(sources[0], queries, version, options, with_hed=with_hed)
 
 
-def _summary_of(sources: Sequence[EventsSource], task: str, version: HedVersion) -> dict[str, Any]:
+def _summary_of(sources: Sequence[EventsSource], task: str, version: HedVersion | None) -> dict[str, Any]:
     return summary.tag_summary(task, sources, version)
 
 
-def _design_of(sources: Sequence[EventsSource], version: HedVersion, type_tag: str,
+def _design_of(sources: Sequence[EventsSource], version: HedVersion | None, type_tag: str,
                encoding: str) -> design.DesignFile:
     return design.design_file(sources[0], version, type_tag=type_tag, encoding=encoding)
 
@@ -48,7 +49,7 @@ class TaskEvents:
     """
 
     task: str
-    version: HedVersion
+    version: HedVersion | None
     sources: list[EventsSource]
     complete: Callable[[Iterable[str]], Mapping[str, EventsSource]] | None = None
     revision: str = field(default="")

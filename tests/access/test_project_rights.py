@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from annotations import access
 from annotations.datasets import services
+from annotations.datasets.question_answers import answer_everywhere
 from annotations.errors import Forbidden
 from annotations.models import AnnotationSession, ColumnKind, DatasetColumn, DatasetLevel, SessionStatus
 from tests.datasets.lab import lab_project, level
@@ -126,7 +127,7 @@ def test_runs_staff_start_on_a_project_are_its_owners(client, project, user, sta
 
 def test_the_services_refuse_too(project, described, reviewer):
     with pytest.raises(Forbidden):
-        services.answer_question(project, user=reviewer, answer="Mine.", level=described)
+        answer_everywhere(project, user=reviewer, answer="Mine.", level=described)
     with pytest.raises(Forbidden):
         services.start_annotation(project, user=reviewer, enqueue=False)
     assert DatasetLevel.objects.get(pk=described.pk).description == described.description

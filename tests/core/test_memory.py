@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
+from annotations import corrections
 from annotations.models import AgentStepRecord, AnnotationSession, Iteration
 from annotations.records import REDACTED_EXAMPLE, session_record
 from annotations.review import services as reviews
@@ -49,7 +50,7 @@ def test_an_accepted_run_is_reused_for_the_same_description_offline(reviewer) ->
 
 def test_a_corrected_run_teaches_its_correction(reviewer) -> None:
     first = run(RED)
-    reviews.correct_annotation(first, reviewer, CORRECTED)
+    corrections.correct_annotation(first, reviewer, CORRECTED)
     second = run(RED)
     assert second.status == "succeeded" and second.final_annotation == CORRECTED
     assert second.examples_used == [str(first.pk)]
@@ -58,7 +59,8 @@ def test_a_corrected_run_teaches_its_correction(reviewer) -> None:
 
 def test_an_llm_run_gets_similar_examples_in_its_prompt(reviewer) -> None:
     first = run("A green square flashes at the centre of the screen.")
-    reviews.correct_annotation(first, reviewer, "Sensory-event, Visual-presentation, (Green, Square), Label/Flash-x")
+    corrections.correct_annotation(first, reviewer,
+                                   "Sensory-event, Visual-presentation, (Green, Square), Label/Flash-x")
     llm = ScriptedLLM({"annotation": ["Sensory-event, Visual-presentation, (Green, Square)"],
                        "evaluation": ['{"faithful": true}']})
     second = run("A green square flashes in the middle of the screen.", llm=llm)
@@ -69,7 +71,7 @@ def test_an_llm_run_gets_similar_examples_in_its_prompt(reviewer) -> None:
 
 def test_drafts_and_rejected_reviews_never_become_memory(reviewer, staff) -> None:
     drafted = run(RED)
-    reviews.correct_annotation(drafted, reviewer, CORRECTED, draft=True)
+    corrections.correct_annotation(drafted, reviewer, CORRECTED, draft=True)
     rejected = run(RED)
     reviews.submit_review(rejected, reviewer, rating=1, verdict="reject")
     disputed = run(RED)  # one accept against one reject: nobody stands by it

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotations import records
+from annotations import corrections, records
 from annotations.exports import formats as exports
 from annotations.models import AnnotationSession
 from annotations.review import services as reviews
@@ -36,7 +36,7 @@ def _loaded(session: AnnotationSession) -> AnnotationSession:
 @pytest.fixture
 def corrected_run(user, reviewer, staff) -> AnnotationSession:
     session = add_run_details(make_session(user, annotation=INVALID_HED, is_valid=False, status="invalid"))
-    reviews.correct_annotation(session, reviewer, VALID_HED)
+    corrections.correct_annotation(session, reviewer, VALID_HED)
     reviews.submit_review(session, reviewer, rating=5, verdict="accept")
     reviews.submit_review(session, staff, rating=2, verdict="needs-fix")
     return _loaded(session)
@@ -83,7 +83,7 @@ def test_every_reader_gives_the_same_record(corrected_run, user, reviewer):
 def test_the_review_queue_marks_corrections_by_the_same_rule(user, reviewer):
     corrected = make_session(user, description="corrected run", annotation=INVALID_HED, is_valid=False,
                              status="invalid", producer="model-x")
-    reviews.correct_annotation(corrected, reviewer, VALID_HED)
+    corrections.correct_annotation(corrected, reviewer, VALID_HED)
     make_session(user, description="machine run", producer="model-y", is_faithful=False)
     client = Client()
     client.force_login(reviewer)

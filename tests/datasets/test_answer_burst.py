@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from django_tasks import default_task_backend, task
 
-from annotations.datasets import answers, jobs, services
+from annotations.datasets import answers, jobs
+from annotations.datasets.question_answers import answer_everywhere
 from annotations.models import AnnotationSession, DatasetColumn, DatasetProject, JobStatus, SessionStatus
 from tests.datasets.lab import lab_project, level
 
@@ -80,10 +81,11 @@ class Recorder:
 
 
 def _burst(project: DatasetProject, user: Any) -> list[AnnotationSession]:
-    sessions = [services.answer_question(project, user=user, answer=f"What the lab says of {value}.",
-                                         level=level(project, column, value)) for column, value in ANSWERED]
+    sessions = [session for column, value in ANSWERED
+                for session in answer_everywhere(project, user=user, answer=f"What the lab says of {value}.",
+                                                 level=level(project, column, value))]
     stage = DatasetColumn.objects.get(task__project=project, name="stage")
-    assert services.answer_question(project, user=user, answer="Which half of the session.", column=stage) is None
+    assert answer_everywhere(project, user=user, answer="Which half of the session.", column=stage) == []
     return sessions
 
 

@@ -11,6 +11,7 @@ from django_tasks import default_task_backend
 
 from annotations.datasets import answers, services
 from annotations.datasets import results as results_module
+from annotations.datasets.question_answers import answer_everywhere
 from annotations.datasets.questions import project_questions, shared_questions
 from annotations.datasets.selectors import level_states, progress
 from annotations.errors import QuotaExceeded
@@ -64,8 +65,8 @@ def test_answering_describes_the_level_and_annotates_only_it_again(project, user
     annotate(project, user, {("trial_type", "blink_twice"): NO_ROLE})
     target = level(project, "trial_type", "blink_twice")
     with django_capture_on_commit_callbacks(execute=True):
-        session = services.answer_question(project, user=user, answer="  The participant taps the star once. ",
-                                           level=target)
+        [session] = answer_everywhere(project, user=user, answer="  The participant taps the star once. ",
+                                      level=target)
     target.refresh_from_db()
     assert (target.description, target.needs_description) == ("The participant taps the star once.", False)
     assert session.dataset_level == target and session.description == "The participant taps the star once."
@@ -91,8 +92,8 @@ def test_an_answer_while_the_project_job_runs_is_queued_beside_it(project, user,
     job = services.start_annotation(project, user=user, enqueue=False)
     assert DatasetProject.objects.get(pk=project.pk).status == JobStatus.ANNOTATING
     with django_capture_on_commit_callbacks(execute=True):
-        session = services.answer_question(project, user=user, answer="A red circle appears.",
-                                           level=level(project, "value", "6"))
+        [session] = answer_everywhere(project, user=user, answer="A red circle appears.",
+                                      level=level(project, "value", "6"))
     assert session.pk not in {s.pk for s in job} and launched == [str(project.pk)]
     # Its newest run is the one that counts: the job's older run of the level cannot undo the answer.
     older = next(s for s in job if s.dataset_level_id == session.dataset_level_id)
@@ -103,7 +104,7 @@ def test_an_answer_while_the_project_job_runs_is_queued_beside_it(project, user,
 
 def test_a_column_answer_is_the_column_s_description_and_runs_nothing(project, user):
     stage = DatasetColumn.objects.get(task__project=project, name="stage")
-    assert services.answer_question(project, user=user, answer="Which half of the session.", column=stage) is None
+    assert answer_everywhere(project, user=user, answer="Which half of the session.", column=stage) == []
     stage.refresh_from_db()
     assert (stage.description, stage.needs_description) == ("Which half of the session.", False)
     assert not AnnotationSession.objects.exists()
@@ -114,13 +115,13 @@ def test_a_bad_answer_or_one_past_the_quota_stores_nothing(project, user, settin
     target = level(project, "value", "6")
     for bad in ("", "   ", "x" * 2001, None):
         with pytest.raises(services.DatasetRequestError) as refused:
-            services.answer_question(project, user=user, answer=bad, level=target)
+            answer_everywhere(project, user=user, answer=bad, level=target)
         assert refused.value.status == 400 and refused.value.field == "answer"
     with pytest.raises(services.DatasetRequestError, match="give the level"):
-        services.answer_question(project, user=user, answer="x")
+        answer_everywhere(project, user=user, answer="x")
     settings.HEDIT_DATASET_RATE = "0/hour"
     with pytest.raises(QuotaExceeded):
-        services.answer_question(project, user=user, answer="A red circle appears.", level=target)
+        answer_everywhere(project, user=user, answer="A red circle appears.", level=target)
     target.refresh_from_db()
     assert target.description == "Trigger 6" and not AnnotationSession.objects.exists()
 

@@ -16,6 +16,7 @@ from django_tasks_db.models import DBTaskResult
 
 from annotations.datasets import answers, jobs, services
 from annotations.datasets.leases import renew_job
+from annotations.datasets.question_answers import answer_everywhere
 from annotations.datasets.recovery import recover_dataset_jobs
 from annotations.models import AnnotationSession, DatasetLevel, DatasetProject, JobStatus, SessionStatus
 from annotations.runs import lease
@@ -73,7 +74,7 @@ def test_answered_levels_whose_drain_died_are_run_by_a_job(user, small_files, mo
     answers.reset()
     project = services.import_dataset(user=user, files=small_files, name="tiny")
     level = DatasetLevel.objects.filter(column__task__project=project).order_by("pk").first()
-    session = services.answer_question(project, user=user, answer="A made-up meaning of the level.", level=level)
+    [session] = answer_everywhere(project, user=user, answer="A made-up meaning of the level.", level=level)
     assert session.status == SessionStatus.QUEUED
     jobs_rows = DBTaskResult.objects.filter(task_path=jobs.run_dataset_task.module_path)
     assert recover_dataset_jobs() == [] and not jobs_rows.exists()  # just answered: its drain may be on its way

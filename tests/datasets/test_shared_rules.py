@@ -9,7 +9,7 @@ from annotations.datasets import services
 from annotations.datasets.selectors import level_states, level_text
 from annotations.models import AnnotationSession, DatasetColumn, DatasetLevel, Review, SessionStatus
 from annotations.review import services as reviews
-from annotations.review.rules import accepted
+from annotations.review_rules import accepted
 from annotations.runs.memory import remembered_sessions
 from bidsdata.columns import names_event_type
 from bidsdata.quality import event_starts
@@ -24,7 +24,7 @@ def _finish(session: AnnotationSession, hed: str) -> None:
 @pytest.mark.django_db
 def test_a_disputed_run_is_neither_the_levels_reviewed_annotation_nor_memory(user, reviewer, staff, small_files):
     # Behaviour change: a level's status once took any accepting review as acceptance, while the memory asked
-    # for more accepts than rejects. Both now ask the latter (annotations.review.rules.accepted).
+    # for more accepts than rejects. Both now ask the latter (annotations.review_rules.accepted).
     project = services.import_dataset(user=user, files=small_files, name="tiny")
     level = DatasetLevel.objects.get(value="show_star")
     first, second = services.create_level_sessions(project, [level, level], user=user)

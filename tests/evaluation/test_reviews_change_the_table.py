@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from annotations.corrections import correct_annotation
 from annotations.evaluation.scope import Scope
 from annotations.evaluation.selectors import evaluation_table
 from annotations.evaluation.sets import reviewed_set
@@ -15,7 +16,7 @@ from annotations.models import (
     SessionStatus,
     ValidationIssueRecord,
 )
-from annotations.review.services import correct_annotation, submit_review
+from annotations.review.services import submit_review
 from annotations.runs.execution import model_failed_note
 from tests.support.reviews import make_session
 

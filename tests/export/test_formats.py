@@ -11,6 +11,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from annotations import corrections
 from annotations.exports import formats as exports
 from annotations.exports.keyset import keyset_pages
 from annotations.models import AnnotationSession
@@ -28,7 +29,7 @@ def test_csv_row_per_session_with_every_column(user, reviewer, staff):
     session = make_session(user, description="A face appears", annotation=INVALID_HED, is_valid=False,
                            status="invalid", prompt_tokens=100, completion_tokens=20, cost_usd=Decimal("0.0125"),
                            iteration_count=3)
-    reviews.correct_annotation(session, reviewer, VALID_HED)
+    corrections.correct_annotation(session, reviewer, VALID_HED)
     reviews.submit_review(session, reviewer, rating=4, verdict="accept")
     reviews.submit_review(session, staff, rating=2, verdict="needs-fix")
     (row,) = csv_rows(AnnotationSession.objects.all())
@@ -79,7 +80,7 @@ def test_csv_streams_one_chunk_per_page(user):
 def test_jsonl_has_the_full_record(user, reviewer):
     session = add_run_details(make_session(user))
     reviews.submit_review(session, reviewer, rating=5, verdict="accept", comment="spot on")
-    reviews.correct_annotation(session, reviewer, "Sensory-event, Visual-presentation, (Image, Face, Red)")
+    corrections.correct_annotation(session, reviewer, "Sensory-event, Visual-presentation, (Image, Face, Red)")
     make_session(user, description="second")
     lines = "".join(exports.stream_jsonl(AnnotationSession.objects.all(), page_size=1)).splitlines()
     assert len(lines) == 2

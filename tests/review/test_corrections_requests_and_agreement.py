@@ -9,7 +9,7 @@ import pytest
 from django.apps import apps
 from django.utils import timezone
 
-from annotations import access
+from annotations import access, corrections
 from annotations.history.filters import filter_sessions
 from annotations.models import AnnotationSession, LLMCallRecord, Revision, SessionStatus
 from annotations.review import services as reviews
@@ -41,8 +41,8 @@ def _aged(session: AnnotationSession, minutes: int) -> AnnotationSession:
 
 def test_the_measured_broken_correction_is_refused_and_the_machine_annotation_stays(user, reviewer):
     session = make_session(user, is_faithful=True)
-    with pytest.raises(reviews.CorrectionRefused) as info:
-        reviews.correct_annotation(session, reviewer, BROKEN)
+    with pytest.raises(corrections.CorrectionRefused) as info:
+        corrections.correct_annotation(session, reviewer, BROKEN)
     assert info.value.issues and "draft" in info.value.message
     stored = AnnotationSession.objects.get(pk=session.pk)
     assert (stored.final_annotation, stored.is_valid, stored.status) == (VALID_HED, True, "succeeded")
@@ -55,7 +55,7 @@ def test_the_measured_broken_correction_is_refused_and_the_machine_annotation_st
 
 def test_a_draft_keeps_invalid_work_without_touching_the_final_annotation(user, reviewer):
     session = make_session(user)
-    draft = reviews.correct_annotation(session, reviewer, BROKEN, comment="half done", draft=True)
+    draft = corrections.correct_annotation(session, reviewer, BROKEN, comment="half done", draft=True)
     assert (draft.is_draft, draft.is_valid, draft.after) == (True, False, BROKEN)
     assert draft.issues
     stored = AnnotationSession.objects.get(pk=session.pk)
@@ -63,14 +63,14 @@ def test_a_draft_keeps_invalid_work_without_touching_the_final_annotation(user, 
     assert not reviews.is_corrected(stored)
     assert reviews.draft_of(session, reviewer) == draft
     # Saving the draft again edits it in place: one draft per reviewer and run.
-    again = reviews.correct_annotation(session, reviewer, BROKEN + ")", draft=True)
+    again = corrections.correct_annotation(session, reviewer, BROKEN + ")", draft=True)
     assert again.pk == draft.pk and Revision.objects.count() == 1
 
 
 def test_a_draft_saved_for_real_becomes_the_correction(user, reviewer):
     session = make_session(user)
-    draft = reviews.correct_annotation(session, reviewer, BROKEN, draft=True)
-    saved = reviews.correct_annotation(session, reviewer, OTHER_VALID_HED)
+    draft = corrections.correct_annotation(session, reviewer, BROKEN, draft=True)
+    saved = corrections.correct_annotation(session, reviewer, OTHER_VALID_HED)
     assert saved.pk == draft.pk and (saved.is_draft, saved.is_valid, saved.after) == (False, True, OTHER_VALID_HED)
     stored = AnnotationSession.objects.get(pk=session.pk)
     assert (stored.final_annotation, stored.is_valid) == (OTHER_VALID_HED, True)
@@ -81,7 +81,7 @@ def test_a_draft_saved_for_real_becomes_the_correction(user, reviewer):
 def test_session_validity_follows_the_final_annotation(user, reviewer):
     session = make_session(user, annotation="Sensory-event, Blorp-invented-tag", is_valid=False,
                            status=SessionStatus.INVALID)
-    reviews.correct_annotation(session, reviewer, VALID_HED)
+    corrections.correct_annotation(session, reviewer, VALID_HED)
     assert AnnotationSession.objects.get(pk=session.pk).is_valid is True
     valid, _ = filter_sessions(AnnotationSession.objects.all(), {"valid": "valid"})
     assert list(valid) == [session]
@@ -125,7 +125,7 @@ def test_owner_requests_a_review_and_a_review_answers_it(user, other_user, revie
     reviews.submit_review(session, reviewer, rating=5, verdict="accept")
     assert AnnotationSession.objects.get(pk=session.pk).review_requested_at is None
     running = make_session(user, status=SessionStatus.RUNNING, annotation="")
-    with pytest.raises(reviews.ReviewError):
+    with pytest.raises(corrections.ReviewError):
         reviews.request_review(running, user)
 
 

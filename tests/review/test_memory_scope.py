@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from annotations.corrections import correct_annotation
 from annotations.datasets import inventory_edits, services
 from annotations.models import AnnotationSession, DatasetProject, Revision
 from annotations.review import services as reviews
@@ -80,7 +81,7 @@ def test_a_reviewers_correction_is_shared_and_names_its_source(client, user, oth
     mine = lab_project(user, name="mine")
     source = _level_run(user, mine, "show_star")
     _owner_corrects(client, user, mine, source, PRIVATE)
-    reviews.correct_annotation(source, reviewer, REVIEWED)  # a reviewer stands by her own wording
+    correct_annotation(source, reviewer, REVIEWED)  # a reviewer stands by her own wording
 
     theirs = _free_run(other_user)
     assert theirs.final_annotation == REVIEWED and theirs.examples_used == [str(source.pk)]
@@ -96,7 +97,7 @@ def test_an_owners_correction_after_a_reviewers_is_hers_alone(client, user, othe
     """The reviewer's earlier correction does not vouch for the text the owner wrote over it."""
     mine = lab_project(user, name="mine")
     source = _level_run(user, mine, "show_star")
-    reviews.correct_annotation(source, reviewer, REVIEWED)
+    correct_annotation(source, reviewer, REVIEWED)
     reviews.submit_review(source, reviewer, rating=5, verdict="accept")
     _owner_corrects(client, user, mine, source, PRIVATE)
 
@@ -118,7 +119,7 @@ def test_a_review_by_a_user_who_lost_the_permission_still_counts_as_given(client
     """Whether a correction is a reviewer's is decided when it is written (through ``has_perm``), not re-read."""
     mine = lab_project(user, name="mine")
     source = _level_run(user, mine, "show_star")
-    reviews.correct_annotation(source, reviewer, REVIEWED)
+    correct_annotation(source, reviewer, REVIEWED)
     reviewer.groups.clear()
     assert Revision.objects.get(session=source, after=REVIEWED).by_reviewer is True
     assert _free_run(other_user).final_annotation == REVIEWED

@@ -13,6 +13,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from annotations import corrections
 from annotations.models import AnnotationSession, Revision, SessionStatus
 from annotations.review import services as reviews
 from tests.support.reviews import OTHER_VALID_HED, VALID_HED, make_session
@@ -81,7 +82,7 @@ def test_badges_describe_the_final_annotation(client, user, reviewer):
     page = login(client, user).get(session.get_absolute_url()).content.decode()
     assert "Faithful" in page and "Human-corrected" not in page
     assert re.search(r"Produced by <strong>offline annotator</strong>", page)
-    reviews.correct_annotation(session, reviewer, OTHER_VALID_HED)
+    corrections.correct_annotation(session, reviewer, OTHER_VALID_HED)
     page = client.get(session.get_absolute_url()).content.decode()
     card = page[page.index('id="final-annotation"'):page.index('class="run-side"')]
     assert "Human-corrected" in card and "check--ok\">Valid" in card
@@ -190,7 +191,7 @@ def test_agreement_shows_from_two_reviews(client, user, reviewer, django_user_mo
 
 def test_correction_shows_a_tag_diff(client, user, reviewer):
     session = make_session(user)
-    reviews.correct_annotation(session, reviewer, "Sensory-event, (Image, Face, Red)")
+    corrections.correct_annotation(session, reviewer, "Sensory-event, (Image, Face, Red)")
     html = login(client, reviewer).get(session.get_absolute_url()).content.decode()
     assert '<ins class="diff-added">Red</ins>' in html
     assert '<del class="diff-removed">Visual-presentation</del>' in html

@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from annotations import corrections
 from annotations.models import AnnotationSession, Review, Revision, SessionStatus
 from annotations.review import services as reviews
 from annotations.review.queue import queue_neighbours, review_queue
@@ -60,7 +61,7 @@ def test_tied_verdicts_have_no_majority(user, reviewer, second_reviewer):
                                                           ("x", "accept", "rating"), (3, "maybe", "verdict")])
 def test_bad_review_input_names_the_field(user, reviewer, rating, verdict, field):
     session = make_session(user)
-    with pytest.raises(reviews.ReviewError) as info:
+    with pytest.raises(corrections.ReviewError) as info:
         reviews.submit_review(session, reviewer, rating=rating, verdict=verdict)
     assert info.value.field == field
     assert not Review.objects.exists()
@@ -74,13 +75,13 @@ def test_only_reviewers_review(user):
 
 def test_unfinished_session_cannot_be_reviewed(user, reviewer):
     session = make_session(user, status=SessionStatus.RUNNING, annotation="", is_valid=None)
-    with pytest.raises(reviews.ReviewError):
+    with pytest.raises(corrections.ReviewError):
         reviews.submit_review(session, reviewer, rating=3, verdict="accept")
 
 
 def test_correction_is_a_revision_and_the_final_annotation(user, reviewer):
     session = make_session(user, annotation=INVALID_HED, is_valid=False, status=SessionStatus.INVALID)
-    revision = reviews.correct_annotation(session, reviewer, f"  {VALID_HED} ", comment="fixed the tag")
+    revision = corrections.correct_annotation(session, reviewer, f"  {VALID_HED} ", comment="fixed the tag")
 
     stored = AnnotationSession.objects.get(pk=session.pk)
     assert stored.final_annotation == VALID_HED
@@ -94,8 +95,8 @@ def test_correction_is_a_revision_and_the_final_annotation(user, reviewer):
 
 def test_invalid_correction_is_refused_with_its_issues(user, reviewer):
     session = make_session(user)
-    with pytest.raises(reviews.CorrectionRefused) as info:
-        reviews.correct_annotation(session, reviewer, INVALID_HED)
+    with pytest.raises(corrections.CorrectionRefused) as info:
+        corrections.correct_annotation(session, reviewer, INVALID_HED)
     assert info.value.field == "hed"
     assert any(i["code"] == "TAG_INVALID" and i["severity"] == "error" for i in info.value.issues)
     assert not Revision.objects.exists()
@@ -105,8 +106,8 @@ def test_invalid_correction_is_refused_with_its_issues(user, reviewer):
 
 def test_correction_chain_records_each_before(user, reviewer):
     session = make_session(user)
-    reviews.correct_annotation(session, reviewer, OTHER_VALID_HED)
-    reviews.correct_annotation(session, reviewer, VALID_HED + ", Red")
+    corrections.correct_annotation(session, reviewer, OTHER_VALID_HED)
+    corrections.correct_annotation(session, reviewer, VALID_HED + ", Red")
     befores = list(Revision.objects.filter(session=session).order_by("created_at", "id").values_list(
         "before", flat=True))
     assert befores == [VALID_HED, OTHER_VALID_HED]
@@ -115,8 +116,8 @@ def test_correction_chain_records_each_before(user, reviewer):
 @pytest.mark.parametrize("hed", ["", "   ", VALID_HED])
 def test_empty_or_unchanged_correction_is_refused(user, reviewer, hed):
     session = make_session(user)
-    with pytest.raises(reviews.ReviewError) as info:
-        reviews.correct_annotation(session, reviewer, hed)
+    with pytest.raises(corrections.ReviewError) as info:
+        corrections.correct_annotation(session, reviewer, hed)
     assert info.value.field == "hed"
     assert not Revision.objects.exists()
 
@@ -124,7 +125,7 @@ def test_empty_or_unchanged_correction_is_refused(user, reviewer, hed):
 def test_annotator_cannot_correct_even_their_own(user):
     session = make_session(user)
     with pytest.raises(PermissionError):
-        reviews.correct_annotation(session, user, OTHER_VALID_HED)
+        corrections.correct_annotation(session, user, OTHER_VALID_HED)
 
 
 def test_queue_has_unreviewed_finished_sessions_oldest_first(user, reviewer):

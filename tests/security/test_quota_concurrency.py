@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 from django.db import connection, connections
 
-from annotations.datasets import services
+from annotations.datasets.question_answers import answer_everywhere
 from annotations.errors import QuotaExceeded
 from annotations.models import AnnotationSession, DatasetColumn, DatasetLevel, DatasetProject, DatasetTask
 
@@ -68,7 +68,7 @@ def test_concurrent_answers_on_many_projects_keep_the_dataset_quota_exactly(user
 
     def answer(index: int) -> None:
         level = levels[index]
-        services.answer_question(level.column.task.project, user=user, answer=f"A tone of {index} Hz.", level=level)
+        answer_everywhere(level.column.task.project, user=user, answer=f"A tone of {index} Hz.", level=level)
 
     outcomes = _all_at_once(answer)
     assert outcomes == Counter(accepted=3, refused=REQUESTS - 3)

@@ -13,10 +13,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Sum
 
 from annotations.datasets.jobs import run_dataset_job
+from annotations.datasets.question_answers import apply_descriptions
 from annotations.datasets.questions import open_question_count, project_questions, shared_questions
 from annotations.datasets.results import refresh_project, stored_quality
 from annotations.datasets.selectors import project_files
-from annotations.datasets.services import DatasetRequestError, apply_descriptions, import_dataset, start_annotation
+from annotations.datasets.services import DatasetRequestError, import_dataset, start_annotation
 from annotations.models import AnnotationSession
 from bidsdata.archive import DatasetError, DatasetFiles, read_folder, read_uploads, read_zip
 from bidsdata.inheritance import lower_sidecars
