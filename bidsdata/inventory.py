@@ -1,11 +1,12 @@
-"""What a BIDS dataset holds for HED: its schema version, its tasks, and per task every events column.
+"""What a BIDS dataset holds for HED: its schema version (:mod:`.versions`), its tasks, and per task every
+events column (level keys written otherwise than the events files write them: :mod:`.level_keys`).
 
 Columns are classified from the one-pass scans of a task's events files (:mod:`.tsv`: value counts per
 column, bounded): ``skip`` (onset, duration, sample, HED, and bookkeeping: sample positions and trial or
 event counters), ``categorical`` (with its levels and their counts: text with few values, or whole-number
 codes with few values) or ``value`` (magnitudes, other numbers, or too many distinct values to annotate one
-by one). hedtools' ``TabularSummary`` would do the counting too, but it needs every file as a pandas frame
-at once, several times the memory of the text; the scan counts while it checks the file. An existing
+by one); the scan counts while it checks the file (hedtools' ``TabularSummary`` holds every file as a pandas
+frame at once, several times the memory of the text). An existing
 sidecar has the last word on the kind: ``Levels`` or a ``HED`` dict make a column categorical, a ``HED``
 string a value column. Descriptions come from that sidecar, else are generated from the names (and
 flagged ``needs_description``).
@@ -23,7 +24,6 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
 from bidsdata.archive import DatasetError, DatasetFiles
@@ -38,6 +38,9 @@ from bidsdata.columns import (
 )
 from bidsdata.columns import humanize as humanize
 from bidsdata.context import TaskContext, task_context
+from bidsdata.entities import entities as entities
+from bidsdata.entities import repeats_file_entity
+from bidsdata.level_keys import written_as
 from bidsdata.limits import (
     MAX_NAME_CHARS,
     MAX_TASK_CHARS,
@@ -47,14 +50,14 @@ from bidsdata.limits import (
     check_length,
 )
 from bidsdata.markers import marker_description
-from bidsdata.members import DESCRIPTION_FILE, EVENTS_JSON_SUFFIX
+from bidsdata.members import EVENTS_JSON_SUFFIX
 from bidsdata.numbers import is_number as is_number
 from bidsdata.shapes import check_sidecar, declared_levels, set_aside
 from bidsdata.tsv import NA_VALUES, SKIP_COLUMNS, TableScan
+from bidsdata.versions import read_hed_version
 
 logger = logging.getLogger(__name__)
 
-_ENTITY = re.compile(r"^([a-zA-Z0-9]+)-([a-zA-Z0-9]+)$")
 _DEFINITION = re.compile(r"\bDefinition/", re.IGNORECASE)
 
 
@@ -163,58 +166,6 @@ class Inventory:
         return cls(hed_version=data["hed_version"], tasks=tasks)
 
 
-def entities(path: str) -> dict[str, str]:
-    """BIDS entities of a file name: ``sub-01_task-X_run-1_events.tsv`` -> ``{sub: 01, task: X, run: 1}``."""
-    stem = PurePosixPath(path).name.split(".", 1)[0]
-    found: dict[str, str] = {}
-    for part in stem.split("_")[:-1]:  # the last part is the suffix (events)
-        m = _ENTITY.match(part)
-        if m:
-            found[m.group(1)] = m.group(2)
-    return found
-
-
-_FILE_NUMBERS = ("run", "ses")
-
-
-def repeats_file_entity(counts: Mapping[str, int], found: Mapping[str, str]) -> bool:
-    """Whether a column holds one value in a file, and that value is the file's run (or session) number as its
-    name gives it (``run-02`` and ``2``): the column repeats the file name, bookkeeping, never a condition."""
-    if len(counts) != 1:
-        return False
-    value = next(iter(counts))
-    numbers = [found[e] for e in _FILE_NUMBERS if e in found]
-    return any(value == n or (value.isdigit() and n.isdigit() and int(value) == int(n)) for n in numbers)
-
-
-def check_hed_version(version: str | list[str]) -> None:
-    """Refuse a HEDVersion hedtools cannot load from its bundled schemas (no network at run time)."""
-    from agents.schema import UnknownSchemaVersion, check_version
-
-    if not isinstance(version, str | list) or not all(isinstance(v, str) for v in
-                                                      ([version] if isinstance(version, str) else version)):
-        raise DatasetError(f"HEDVersion must be a version string or a list of them, not {version!r}",
-                           path=DESCRIPTION_FILE)
-    try:
-        check_version(version)
-    except UnknownSchemaVersion as exc:
-        raise DatasetError(f"HEDVersion: {exc}", path=DESCRIPTION_FILE) from None
-
-
-def read_hed_version(files: DatasetFiles) -> str | list[str] | None:
-    """The dataset's HEDVersion, checked; ``None`` when there is no description or no HEDVersion."""
-    if DESCRIPTION_FILE not in files.texts:
-        return None
-    description = files.json(DESCRIPTION_FILE)
-    version = description.get("HEDVersion") if isinstance(description, dict) else None
-    if version is None:
-        return None
-    check_hed_version(version)
-    if isinstance(version, list) and len(version) == 1:
-        return version[0]
-    return version
-
-
 def _strip_hed(sidecar: dict[str, Any]) -> dict[str, Any]:
     """The sidecar without any HED (definitions included): ignoring existing HED starts from nothing."""
     stripped: dict[str, Any] = {}
@@ -300,35 +251,6 @@ def _column(name: str, counted: Counter[str], overflow: bool, samples: list[str]
             if keys and isinstance(entry.get(part), dict):
                 entry[part] = {keys.get(str(k), str(k)): v for k, v in entry[part].items()}
     return column
-
-
-_CODE = re.compile(r"^([A-Za-z_]*)[-_ ]?0*(\d+)$")
-
-
-def written_as(declared: Mapping[str, Any], counts: Mapping[str, int]) -> dict[str, str]:
-    """The sidecar's level keys that differ from the values the events files write only by a prefix or zero
-    padding (``k7`` or ``07`` for ``7``): key -> value. The lab's legend of its codes, read.
-
-    Only where every declared key that no events row holds maps to one value no key names, each to its own; a
-    key that maps nowhere, or two keys to one value, leave the levels as declared (what they mean is the lab's
-    to say)."""
-    unused = [k for k in declared if k not in counts]
-    free = {v for v in counts if v not in declared}
-    if not unused or not free:
-        return {}
-    numbers: dict[str, str] = {}
-    for value in free:
-        m = _CODE.match(value)
-        if m and not m.group(1):
-            numbers.setdefault(m.group(2), value)
-    mapped: dict[str, str] = {}
-    for key in unused:
-        m = _CODE.match(key)
-        value = numbers.get(m.group(2)) if m else None
-        if value is None or value in mapped.values():
-            return {}
-        mapped[key] = value
-    return mapped
 
 
 def _add_levels(column: ColumnInventory, counts: dict[str, int], sidecar_levels: Mapping[str, Any],

@@ -22,7 +22,8 @@ from typing import Any
 from agents.schema import HedVersion
 from bidsdata.archive import DatasetError, DatasetFiles
 from bidsdata.inheritance import effective_sidecar
-from bidsdata.inventory import entities, read_hed_version
+from bidsdata.inventory import entities
+from bidsdata.versions import read_hed_version
 
 
 def digest(*parts: Any) -> str:

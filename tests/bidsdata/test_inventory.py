@@ -197,7 +197,7 @@ def test_the_package_imports_no_django():
 
 
 def test_levels_keyed_with_a_prefix_or_padding_describe_the_values_the_files_write():
-    from bidsdata.inventory import written_as
+    from bidsdata.level_keys import written_as
 
     assert written_as({"c3": "a", "c12": "b"}, {"3": 4, "12": 2}) == {"c3": "3", "c12": "12"}
     assert written_as({"007": "a"}, {"7": 1}) == {"007": "7"}
