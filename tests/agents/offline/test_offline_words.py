@@ -78,3 +78,11 @@ def test_a_side_is_read_before_the_schema_had_left_and_right() -> None:
     assert "(Left-side-of, Body)" in old.annotation
     new = annotate_offline("The participant presses a key with the left index finger.", schema_version="8.4.0")
     assert "Left" in new.annotation and "Body" not in new.annotation
+
+
+def test_correcting_is_a_correction_not_a_correct_answer() -> None:
+    from agents.offline.annotator import annotate_offline
+
+    fixing = annotate_offline("The player starts correcting the cursor position.").annotation
+    assert "Correction" in fixing and "Correct-action" not in fixing
+    assert "Correct-action" in annotate_offline("A correct response.").annotation
