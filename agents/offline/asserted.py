@@ -71,8 +71,8 @@ def asserted_text(description: str, verbs: Collection[str] = frozenset()) -> str
 
 def _is_order(sentence: str, verbs: Collection[str]) -> bool:
     words = [w.lower() for w in _WORD.findall(sentence)]
-    if len(words) < 2 or not sentence[:1].isupper():
-        return False
+    if len(words) < 2 or not re.match(r"[A-Z][A-Za-z'-]*\s+[A-Za-z]", sentence):
+        return False  # "Target: a red circle" names what follows; an order runs on from its verb
     first, second = words[0], words[1]
     if first == "please":
         return True

@@ -84,3 +84,8 @@ def test_a_thing_that_acts_is_seen_not_the_participant() -> None:
     assert "Sensory-event" in read("A dog walks across the screen.")
     # A person, or a vehicle someone drives, may be the participant acting.
     assert "Agent-action" in read("The participant walks to the door.")
+
+
+def test_a_heading_word_before_a_colon_is_no_order() -> None:
+    text = "Target: a red circle. The trial ends."
+    assert asserted_text(text, {"target"}) == text
