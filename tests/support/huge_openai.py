@@ -10,31 +10,25 @@ from __future__ import annotations
 import threading
 import zlib
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.support.loopback import LoopbackServer
 
 CHUNK = 64 * 1024
 TAG = "Red, "  # a HED tag: the reply reads as one (enormous) annotation
 
 
-class HugeOpenAI:
+class HugeOpenAI(LoopbackServer):
     """``with HugeOpenAI(10 * 2**20) as server:`` answers each chat request with a *content_bytes* reply."""
 
     def __init__(self, content_bytes: int, *, gzip: bool = False, stall: bool = False) -> None:
         self.content_bytes = content_bytes
         self.gzip = gzip
         self.stall = stall  # after the first chunk, write nothing more until the server stops
-        self._release = threading.Event()
         self.requests = 0
         self.written: list[int] = []  # bytes of body written per request, until the client hung up
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
-                                        daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        super().__init__(_handler(self))
 
     @property
     def body_bytes(self) -> int:
@@ -59,20 +53,6 @@ class HugeOpenAI:
         # Chunk by chunk: the server's own memory stays small (tracemalloc sees this thread too).
         return [b"".join(packer.compress(chunk) for chunk in chunks) + packer.flush()]
 
-    def start(self) -> HugeOpenAI:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._release.set()
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> HugeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def _handler(server: HugeOpenAI) -> type[BaseHTTPRequestHandler]:
