@@ -7,6 +7,7 @@ restates it (``6``: "Trigger 6"), and ``stage`` no sidecar entry at all (a colum
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from annotations.datasets import services
 from annotations.models import AnnotationSession, DatasetLevel, DatasetProject, SessionStatus
@@ -43,6 +44,17 @@ def lab_files() -> DatasetFiles:
         ("sub-01_task-stars_events.tsv", EVENTS.encode()),
         ("task-stars_events.json", json.dumps(SIDECAR).encode()),
     ])
+
+
+def lab_folder(tmp_path: Path) -> Path:
+    """The lab's files as a BIDS folder on disk (for the command line)."""
+    folder = tmp_path / "stars"
+    folder.mkdir()
+    (folder / "dataset_description.json").write_text(json.dumps({"Name": "made up", "BIDSVersion": "1.8.0",
+                                                                  "HEDVersion": "8.4.0"}))
+    (folder / "task-stars_events.json").write_text(json.dumps(SIDECAR))
+    (folder / "sub-01_task-stars_events.tsv").write_text(EVENTS)
+    return folder
 
 
 def lab_project(user, name: str = "stars") -> DatasetProject:

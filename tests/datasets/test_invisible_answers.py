@@ -4,7 +4,6 @@ the level page, the API and the command line's ``--descriptions`` table. Nothing
 
 from __future__ import annotations
 
-import json
 import unicodedata
 
 import pytest
@@ -17,7 +16,7 @@ from rest_framework.test import APIClient
 from annotations.datasets.errors import DatasetRequestError
 from annotations.datasets.inventory_edits import clean_text
 from annotations.models import AnnotationSession, DatasetLevel, DatasetProject
-from tests.datasets.lab import EVENTS, SIDECAR, lab_project, level
+from tests.datasets.lab import lab_folder, lab_project, level
 
 INVISIBLE_CATEGORIES = ("Cc", "Cf", "Zs", "Zl", "Zp", "Mn")
 # Characters that show nothing: controls, formats (U+200B, U+200D, U+FEFF, U+202E...), spaces and lone marks.
@@ -86,12 +85,7 @@ def test_the_api_refuses_it_with_a_400_naming_the_field(user, project, answer: s
 
 @pytest.mark.django_db
 def test_the_command_line_table_refuses_it_and_stores_nothing(tmp_path) -> None:
-    folder = tmp_path / "stars"
-    folder.mkdir()
-    (folder / "dataset_description.json").write_text(json.dumps({"Name": "made up", "BIDSVersion": "1.8.0",
-                                                                  "HEDVersion": "8.4.0"}))
-    (folder / "task-stars_events.json").write_text(json.dumps(SIDECAR))
-    (folder / "sub-01_task-stars_events.tsv").write_text(EVENTS)
+    folder = lab_folder(tmp_path)
     table = tmp_path / "answers.tsv"
     table.write_text("column\tlevel\tdescription\nvalue\t6\t\u200b\u2060\x01\n", encoding="utf-8")
     with pytest.raises(CommandError, match="no visible character"):

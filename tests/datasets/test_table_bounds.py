@@ -5,7 +5,6 @@ and the command line reads no further than the table limit (``--descriptions /de
 from __future__ import annotations
 
 import html
-import json
 import os
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from django.core.management.base import CommandError
 
 from annotations.models import AnnotationSession, DatasetLevel, DatasetProject
 from bidsdata.questions import MAX_TABLE_BYTES, MAX_TABLE_CELL, AnswersError, read_answers
-from tests.datasets.lab import EVENTS, SIDECAR, lab_project, level
+from tests.datasets.lab import lab_folder, lab_project, level
 
 HUGE_CELL = "x" * 131_073  # one past csv's default field_size_limit
 HEADER = "column\tlevel\tdescription\n"
@@ -44,19 +43,12 @@ def test_the_page_refuses_an_uploaded_table_with_a_huge_cell_and_stores_nothing(
     assert not AnnotationSession.objects.exists()
 
 
-def _folder(tmp_path: Path) -> Path:
-    folder = tmp_path / "stars"
-    folder.mkdir()
-    (folder / "dataset_description.json").write_text(json.dumps({"Name": "made up", "BIDSVersion": "1.8.0",
-                                                                  "HEDVersion": "8.4.0"}))
-    (folder / "task-stars_events.json").write_text(json.dumps(SIDECAR))
-    (folder / "sub-01_task-stars_events.tsv").write_text(EVENTS)
-    return folder
+
 
 
 def _annotate(tmp_path: Path, table: str | os.PathLike[str]) -> str:
     with pytest.raises(CommandError) as refused:
-        call_command("annotate_dataset", str(_folder(tmp_path)), "--descriptions", str(table),
+        call_command("annotate_dataset", str(lab_folder(tmp_path)), "--descriptions", str(table),
                      "--out", str(tmp_path / "out"))
     message = str(refused.value)
     assert "\n" not in message
