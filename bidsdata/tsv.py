@@ -251,8 +251,33 @@ def onset_groups(onsets: Sequence[str | None]) -> list[list[int]]:
 
 
 def by_onset(rows_: Sequence[dict[str, str]]) -> list[list[dict[str, str]]]:
-    """The rows hedtools merges into one event (:func:`onset_groups`), each group in file order."""
-    return [[rows_[i] for i in group] for group in onset_groups([row.get("onset") for row in rows_])]
+    """The rows hedtools merges into one event (:func:`onset_groups`), each group in file order, a row equal
+    in every column to an earlier row of its event read once.
+
+    Such a row is the same event written twice (a recording that dumps its codes again): no sidecar can make
+    that event valid (hedtools refuses any HED said twice in one event), so what a level means is decided on
+    the events as they were, and the repeat is the data's fault (:func:`repeated_event_lines`)."""
+    groups = onset_groups([row.get("onset") for row in rows_])
+    return [_once([rows_[i] for i in group]) if len(group) > 1 else [rows_[group[0]]] for group in groups]
+
+
+def _once(group: list[dict[str, str]]) -> list[dict[str, str]]:
+    seen: set[tuple[tuple[str, str], ...]] = set()
+    kept: list[dict[str, str]] = []
+    for row in group:
+        key = tuple(row.items())
+        if key not in seen:
+            seen.add(key)
+            kept.append(row)
+    return kept
+
+
+def repeated_event_lines(text: str) -> list[int]:
+    """The file lines (the header being line 1, as hedtools counts them) of every row of an event that holds
+    one row twice (see :func:`by_onset`): hedtools refuses such an event whatever the sidecar says."""
+    rows_ = read(text)
+    return [index + 2 for group in onset_groups([row.get("onset") for row in rows_]) if len(group) > 1
+            and len(_once([rows_[i] for i in group])) < len(group) for index in group]
 
 
 def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) -> TableScan:

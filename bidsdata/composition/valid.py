@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agents.hedstring import top_level_items
+from bidsdata import tsv
 from bidsdata.assembly import DroppedTags, repeat_key
 from bidsdata.composition.compose import Composition, compose_task, plain_composition
 from bidsdata.composition.merged import without_onset_repeats
@@ -187,13 +188,19 @@ def keep_the_floor(task: TaskInventory, composition: Repaired, plain: Compositio
     """Valid is the floor: the blamed columns of *composition* go back to *plain* (all of it when the
     definitions fail), then each level or template still refused is left out and noted, for a few rounds."""
     columns = [c.name for c in task.columns]
+    errors = _the_sidecars(errors, events)
     found = errors(composition)
     if foreign := _foreign(found, composition):  # the lab's own keys that fail: left out, the rest stays composed
         _bare(task, composition, foreign)
         found = errors(composition)
     if names := _temporal_names(found):
-        composition = _settled(_untimed(composition, names, found), events, columns)
-        found = errors(composition)
+        if glitches := _glitches(task, composition, found, set(names)):  # the data's few: the spans stay
+            errors = _excusing(errors, glitches)
+            found = errors(composition)
+            names = _temporal_names(found)
+        if names:
+            composition = _settled(_untimed(composition, names, found), events, columns)
+            found = errors(composition)
     if found and (own := _own_faults(found, composition)):  # a level's HED that fails alone: that level goes back
         reason = found[0].message.splitlines()[0][:200]
         composition = _settled(_plain_levels(composition, plain, own), events, columns)
@@ -217,6 +224,52 @@ def keep_the_floor(task: TaskInventory, composition: Repaired, plain: Compositio
     if found:
         logger.warning("task %s: %d error(s) no level is blamed for: %s", task.task, len(found), found[0].message)
     return composition
+
+
+Line = tuple[str, int | None]
+
+GLITCH_SHARE = 0.01
+"""A span whose timing hedtools refuses on at most this share of its levels' rows stays a span: a start and
+its end at one instant once in hundreds of events is the recording's glitch (codes dumped together when it
+starts), and undoing the span would cost every other event its meaning. Refused more often, the pairing is
+what the data contradicts, and the levels become events of their own (:func:`_untimed`)."""
+
+
+def _the_sidecars(errors: Callable[[Composition], list[SidecarIssue]], events: Mapping[str, str],
+                  ) -> Callable[[Composition], list[SidecarIssue]]:
+    """*errors* without those at events that hold one row twice: hedtools refuses such an event whatever the
+    sidecar says, so no level is left out (and no span undone) for them; validation still reports them."""
+    faulty = {(path, line) for path, text in events.items() for line in tsv.repeated_event_lines(text)}
+    if faulty:
+        logger.info("%d events rows repeat a row of their event: the data's fault, not the sidecar's", len(faulty))
+    return _excusing(errors, faulty)
+
+
+def _excusing(errors: Callable[[Composition], list[SidecarIssue]], lines: set[Line],
+              ) -> Callable[[Composition], list[SidecarIssue]]:
+    if not lines:
+        return errors
+    return lambda composition: [i for i in errors(composition) if (i.source, i.row) not in lines]
+
+
+def _glitches(task: TaskInventory, composition: Composition, found: list[SidecarIssue], names: set[str],
+              ) -> set[Line]:
+    """The events rows of the spans among *names* that hedtools refuses on few of their rows (see
+    :data:`GLITCH_SHARE`): the data's fault, reported by validation, not undone here."""
+    refused: dict[str, set[Line]] = {}
+    for issue in found:
+        if issue.code == "TEMPORAL_TAG_ERROR" and (m := _TEMPORAL_NAME.search(issue.message)):
+            refused.setdefault(m.group(1).lower(), set()).add((issue.source, issue.row))
+    counts = {(c.name, lv.value): lv.count for c in task.columns for lv in c.levels}
+    used: dict[str, int] = {}
+    for column, given in composition.annotations.items():
+        for level, hed in (given.items() if isinstance(given, Mapping) else ()):
+            for name, _ in _TIMED.findall(hed):
+                used[name.lower()] = used.get(name.lower(), 0) + counts.get((column, level), 0)
+    few = {n for n in names & set(refused) if len(refused[n]) <= GLITCH_SHARE * used.get(n, 0)}
+    if few:
+        logger.info("spans %s kept: hedtools refuses their timing on a few rows only", sorted(few))
+    return {line for n in few for line in refused[n]}
 
 
 _TEMPORAL_NAME = re.compile(r"(?:uses name '|tag 'Def/)([^'/]+)", re.IGNORECASE)

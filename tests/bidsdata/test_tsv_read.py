@@ -3,6 +3,9 @@ and what it keeps stays within its character budget."""
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from bidsdata import tsv
 
 TEXT = 'onset\tzed\n1.0\t"qa\n1.000\tNaN\n2\t\n'
@@ -33,3 +36,16 @@ def test_a_text_over_the_budget_is_not_kept(monkeypatch):
     monkeypatch.setattr(tsv, "READ_BUDGET", 4)
     assert tsv.read(text) is not tsv.read(text)
     assert list(tsv.read(text)) == tsv.records(text)
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["a", "b", "c"])), min_size=1, max_size=30))
+def test_an_event_reads_each_distinct_row_once_and_its_repeats_are_named(cells) -> None:
+    cells = sorted(cells, key=lambda c: c[0])
+    text = "onset\tcode\n" + "".join(f"{onset}.0\t{code}\n" for onset, code in cells)
+    events = tsv.by_onset(tsv.read(text))
+    onsets = dict.fromkeys(o for o, _ in cells)
+    assert [[(float(r["onset"]), r["code"]) for r in ev] for ev in events] == [
+        list(dict.fromkeys((float(o), c) for o, c in cells if o == onset)) for onset in onsets]
+    lines = set(tsv.repeated_event_lines(text))
+    twice = {o for o, c in cells if cells.count((o, c)) > 1}
+    assert lines == {i + 2 for i, (o, _) in enumerate(cells) if o in twice}

@@ -86,3 +86,36 @@ def test_an_end_at_its_own_start_time_leaves_that_thing_untimed_and_the_rest_com
     assert not [i for i in result.issues if i.severity == "error"]
     errors, _, _ = verdicts(result.sidecar, events, tmp_path)
     assert not errors
+
+
+def _long_session(glitch: str) -> str:
+    """Two hundred wobbles started and ended in turn, then *glitch* rows at one onset."""
+    rows = "".join(f"{2 * i}.0\tn/a\t11\n{2 * i + 1}.0\tn/a\t12\n" for i in range(100))
+    return "onset\tduration\tcode\n" + rows + glitch
+
+
+def test_a_start_and_its_end_dumped_at_one_instant_once_in_hundreds_keep_the_span(tmp_path) -> None:
+    events = _long_session("500.0\tn/a\t11\n500.0\tn/a\t12\n")  # the recording's glitch, once
+    sidecar = {"code": {"Levels": {"11": "Start of the wobble.", "12": "End of the wobble."}}}
+    moving = "Sensory-event, Visual-presentation, (Square, Move)"
+    result = sidecar_for_task(task_of(events, sidecar), {"code": {"11": moving, "12": moving}},
+                              {"sub-01_events.tsv": events}, VERSION)
+    hed = result.sidecar["code"]["HED"]
+    assert hed["11"].endswith("Onset)") and hed["12"].endswith("Offset)")  # every other wobble keeps its span
+    refused = {i.row for i in result.issues if i.severity == "error"}
+    assert refused and refused <= {202, 203}  # validation still names the glitch's rows, and only them
+
+
+def test_a_row_written_twice_keeps_its_level_and_only_that_event_is_refused(tmp_path) -> None:
+    events = _long_session("500.0\tn/a\t31\n500.0\tn/a\t31\n") + "".join(f"{600 + i}.0\tn/a\t31\n" for i in range(5))
+    sidecar = {"code": {"Levels": {"11": "Start of the wobble.", "12": "End of the wobble.",
+                                   "31": "A beep sounds."}}}
+    moving = "Sensory-event, Visual-presentation, (Square, Move)"
+    annotations = {"code": {"11": moving, "12": moving, "31": "Sensory-event, Auditory-presentation, Beep"}}
+    result = sidecar_for_task(task_of(events, sidecar), annotations, {"sub-01_events.tsv": events}, VERSION)
+    assert "Beep" in result.sidecar["code"]["HED"]["31"]  # the level keeps its meaning on its real events
+    assert not any(note.level == "31" for note in result.dropped)
+    refused = {i.row for i in result.issues if i.severity == "error"}
+    assert refused and refused <= {202, 203}  # the repeated event is named, and nothing else
+    _, _, rows = verdicts(result.sidecar, events, tmp_path)
+    assert all("Beep" in row for row in rows[-5:])
