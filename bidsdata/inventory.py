@@ -291,8 +291,7 @@ def _task_inventory(files: DatasetFiles, task: str, paths: list[str], ignore_exi
     file_values: dict[str, set[str]] = {}  # those values, which must differ between files to tell anything
     for path in paths:
         scan = files.scan(path, limits)
-        if (note := _untimed_note(path, scan)) is not None:
-            notes.append(note)
+        notes += [note for note in (_untimed_note(path, scan), _repeated_note(path, scan)) if note is not None]
         for name in scan.header:
             if name not in names:
                 names.append(name)
@@ -344,6 +343,16 @@ def _untimed_note(path: str, scan: TableScan) -> EventsFileNote | None:
     return EventsFileNote(path, f"the onset column is n/a on {which}, so those rows are not events placed in time "
                                 "(BIDS events files give each event's onset in seconds); their levels are "
                                 "annotated all the same, and each such row is taken as an event of its own")
+
+
+def _repeated_note(path: str, scan: TableScan) -> EventsFileNote | None:
+    """A note on an events file that writes one event twice: hedtools refuses those events whatever the HED."""
+    if not scan.repeated_rows:
+        return None
+    return EventsFileNote(path, f"{scan.repeated_rows:,} row(s) repeat another row of their event in every column "
+                                f"(the first at onset {scan.first_repeat}): hedtools refuses an event that says "
+                                "the same thing twice, whatever the sidecar, so those events fail validation; "
+                                "their levels are annotated all the same. Remove the repeated rows to fix it")
 
 
 def _task_context(files: DatasetFiles, task: str) -> TaskContext:

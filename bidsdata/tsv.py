@@ -89,6 +89,10 @@ class TableScan:
     columns: dict[str, ColumnScan] = field(default_factory=dict)
     untimed_rows: int = 0
     """Rows whose ``onset`` is ``n/a`` or empty: not placed in time (a behavioural table, for instance)."""
+    repeated_rows: int = 0
+    """Rows equal in every cell to an earlier row at the same onset: one event written twice (:func:`by_onset`)."""
+    first_repeat: str | None = None
+    """The onset of the first such row."""
 
     def samples(self, column: str, limit: int = SAMPLES) -> list[str]:
         found = self.columns.get(column)
@@ -313,6 +317,7 @@ def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) ->
     tabs = len(header) - 1
     onset = header.index("onset")
     hed = header.index("HED") if "HED" in header else None
+    event: tuple[str, set[str]] = ("", set())  # the current onset's rows, as written: a repeat is found at once
     for first, lines in itertools.chain([head], blocks):
         kept = [line for line in lines if _is_row(line)]
         if any(line.count("\t") != tabs for line in kept):
@@ -325,6 +330,13 @@ def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) ->
             _check_hed_cells(batch, hed, onset, path)
         _count(result, counted, batch, limits, rows_so_far, path)
         result.untimed_rows += sum(1 for cells in batch if cells[onset] in NA_VALUES)
+        for cells, line in zip(batch, kept, strict=True):
+            if cells[onset] != event[0]:
+                event = (cells[onset], set())
+            elif line in event[1] and cells[onset] not in NA_VALUES:
+                result.repeated_rows += 1
+                result.first_repeat = result.first_repeat or cells[onset]
+            event[1].add(line)
     return result
 
 

@@ -210,3 +210,16 @@ def test_levels_keyed_with_a_prefix_or_padding_describe_the_values_the_files_wri
     assert {lv.value: lv.description for lv in task.column("code").levels} == {"3": "A bell rings.",
                                                                               "12": "A lamp flashes."}
     assert list(task.original_sidecar["code"]["Levels"]) == ["3", "12"]  # written back as the files key them
+
+
+def test_a_row_written_twice_at_one_onset_is_noted_in_plain_words() -> None:
+    from bidsdata.archive import read_uploads
+    from bidsdata.inventory import build_inventory
+
+    text = "onset\tduration\tcue\n1.0\tn/a\tleft\n2.0\tn/a\tright\n2.0\tn/a\tleft\n2.0\tn/a\tright\n3.0\tn/a\tleft\n"
+    task = build_inventory(read_uploads([("sub-01_task-a_events.tsv", text.encode())])).tasks[0]
+    assert [n.message.split(" (")[0] for n in task.notes] == ["1 row(s) repeat another row of their event in "
+                                                              "every column"]
+    assert "onset 2.0" in task.notes[0].message and "Remove the repeated rows" in task.notes[0].message
+    alone = "onset\tduration\tcue\n1.0\tn/a\tleft\n1.0\tn/a\tright\n2.0\tn/a\tleft\n"  # one onset, rows differ
+    assert not build_inventory(read_uploads([("sub-01_task-a_events.tsv", alone.encode())])).tasks[0].notes
