@@ -152,7 +152,7 @@ def read_facts(vocab: Vocabulary, tags: set[str], lemmas: set[str], clues: Clues
     # An accident ("presses the key by mistake") is a mishap, not the task's answer.
     mishap = "Mishap" in tags
     physical = _physical(actions, clues, mishap)
-    outcome = _outcome(tags, physical, presented_role, stimulus_items, clues)
+    outcome = _outcome(tags, physical, presented_role, stimulus_items, clues) and not clues.person_acts
     response = _response(tags, clues, agentive, physical=physical, presented_role=presented_role,
                          outcome=outcome, mishap=mishap)
     acting = (response or bool(agentive)) and not outcome and not _machinery(tags, kinds, physical)

@@ -120,3 +120,6 @@ class Clues:
     # A thing, not a person, is the subject of the clause's act ("a ball rolls across the screen"): the act
     # is the thing's, seen happening, and the participant does nothing.
     thing_acts: bool = False
+    # A person is the subject of a clause whose verb is an action role ("the driver corrects the lane"): the
+    # person does the act; the role word is no judgement of another event.
+    person_acts: bool = False

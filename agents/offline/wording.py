@@ -149,6 +149,19 @@ class Wording:
         end = min([k for k in self.breaks if k > first.last], default=len(self.words))
         return any(u.kind == "action" and first.last < u.first < end for u in units)
 
+    def _person_acts(self, units: list[Unit]) -> bool:
+        """ "The driver corrects the lane": a person opens the first clause and an action role follows in it as a
+        verb ("corrects", "correcting", "corrected"; not the noun "correction"): the act is the person's.
+        Only a role that is itself an act (:data:`SELF_ACTS`): "the listener failed to respond" judges an act."""
+        first = next((u for u in units if u.kind in {"item", "agent", "action"}), None)
+        if first is None or not (first.kind == "agent" or under(self.vocab, first.tag, _PEOPLE)):
+            return False
+        if not set(self.words[: first.first]) <= OF_GLUE:
+            return False
+        end = min([k for k in self.breaks if k > first.last], default=len(self.words))
+        return any(u.tag in SELF_ACTS and first.last < u.first < end and _verb_form(self.words[u.first])
+                   for u in units)
+
     def clues(self, units: list[Unit]) -> Clues:
         """What the wording says of *units* beyond their tags: asked for, signalled, imagined, made."""
         asked = self._asked(units)
@@ -157,4 +170,15 @@ class Wording:
         directed = frozenset(u.tag for u in units if asked.get(id(u)) and u.kind == "action") | self._naming(units)
         return Clues(directed, any(asked.values()), signalled, imagined, self.withheld, self.condition, self.marks,
                      self._both(units, directed), self._made(units, directed),
-                     self._presented(units), self._thing_acts(units))
+                     self._presented(units), self._thing_acts(units),
+                     self._person_acts(units))
+
+
+# Action roles that are an act of their own (HED: "an action offering an improvement to replace a mistake"),
+# not a judgement of another act (Incorrect-action, Omitted-action, Miss...).
+SELF_ACTS = frozenset({"Correction"})
+
+
+def _verb_form(word: str) -> bool:
+    """A word inflected as a verb (third person, participle, past), not a noun of the same stem."""
+    return word.endswith(("s", "ing", "ed")) and not word.endswith(("ss", "ness", "ions", "ments"))

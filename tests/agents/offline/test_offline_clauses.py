@@ -128,3 +128,21 @@ def test_a_body_part_after_a_second_action_is_not_the_first_actions(description,
     assert firsts, groups
     assert all(len([t for t in flat(g) if t in {"Thumb", "Hand"}]) == 1 for g in firsts), \
         f"one limb in the {first} group, the other belongs to the action that follows: {groups}"
+
+
+class TestAPersonActing:
+    @pytest.mark.parametrize("description", [
+        "The rider corrects the position of the bicycle.",
+        "The participant starts correcting the cursor position.",
+    ])
+    def test_an_action_role_said_as_the_persons_verb_is_an_act_done(self, description: str) -> None:
+        found = tags(description)
+        assert {"Agent-action", "Participant-response", "Correction"} <= set(found)
+        assert "Sensory-event" not in found
+
+    @pytest.mark.parametrize("description", [
+        "The participant's answer was wrong.",
+        "The correction of the cursor position is complete.",
+    ])
+    def test_a_judgement_or_the_noun_is_no_act(self, description: str) -> None:
+        assert "Agent-action" not in tags(description)
