@@ -150,13 +150,19 @@ _ESTIMATED_KINDS = {"levels": "dataset_level_id", "evaluations": "evaluation_bat
 """Filters of a kind of run (hide, show or only) an estimate covers, and the column that tells the kind."""
 
 
+def _may_estimate(params: Any, whole: bool) -> bool:
+    """The total may be the database's estimate (:func:`_estimated_total`): the user sees every run (*whole*) and
+    the page selects every run, or every run bar the dataset-level or evaluation ones."""
+    return whole and not set(active_filters(params)) - set(_ESTIMATED_KINDS)
+
+
 def _estimated_total(params: Any, whole: bool) -> int | None:
     """The database's estimate of the rows selected when that is every run the user sees and the user sees
     every run (*whole*), or every run bar the dataset-level or evaluation ones (each kind's share taken apart);
     None when it is anything else."""
-    active = active_filters(params)
-    if not whole or set(active) - set(_ESTIMATED_KINDS):
+    if not _may_estimate(params, whole):
         return None
+    active = active_filters(params)
     rows: int | None = None
     share = 1.0
     for name, column in _ESTIMATED_KINDS.items():
@@ -189,25 +195,38 @@ def _page_and_total(qs: Any, params: Any, number: int, per_page: int, *, whole: 
     a broad search; "about", every run of a large history: the database's estimate), and how many runs of
     *hidden* (the dataset-level runs the page hides, counted from the indexes) there are.
 
-    Each trip to the database costs a page under load far more than the query itself, so a total that needs
-    a COUNT is taken in the same trip as the hidden runs' count (:func:`.pager.counts`).
+    Each trip to the database costs a page under load far more than the query itself: page 1 reads the counts
+    with its rows (``cheap_page(counting=...)``), and elsewhere a total that needs a COUNT is taken in the same
+    trip as the hidden runs' count (:func:`.pager.counts`).
     """
     ordered = qs.order_by(*ORDERING)
     # A link's cursor, used where the page would otherwise be found by OFFSET (page 1 needs none).
     seek = {"after": Cursor.parse(params.get("after")), "before": Cursor.parse(params.get("before"))} \
         if number > 1 else {}
     if counts_from_index(params):
-        page = cheap_page(ordered, number, per_page, shape=_row_fields, **seek)
-        if page.reached_end:
-            return page, page_total(qs, page), "", _hidden_count(hidden)
-        estimate = _estimated_total(params, whole)
-        if estimate is not None and estimate > ESTIMATE_ABOVE:
-            # Never fewer than the rows this page has shown to exist.
-            return page, max(about(estimate), page.end_index + page.has_next), "about", _hidden_count(hidden)
-        if hidden is None:
-            return page, page_total(qs, page), "", None
-        total, hidden_runs = counts((qs, None), (hidden, COUNT_LIMIT + 1))
-        return page, total, "", hidden_runs
+        # Page 1 reads the counts it needs with its rows, in one trip: the hidden runs, and the total unless the
+        # database's estimate may stand in for it (then a large history is not counted at all).
+        exact = not _may_estimate(params, whole)
+        counting = ([(qs, None)] if exact else []) + ([(hidden, COUNT_LIMIT + 1)] if hidden is not None else [])
+        page = cheap_page(ordered, number, per_page, shape=_row_fields, counting=counting, **seek)
+        counted = list(page.counted or ())
+        total = counted.pop(0) if counted and exact else None
+        hidden_runs = counted.pop(0) if counted else None
+        qualifier = ""
+        if total is None and page.reached_end:
+            total = page_total(qs, page)  # free: the page's own rows are all there are
+        if total is None:
+            estimate = _estimated_total(params, whole)
+            if estimate is not None and estimate > ESTIMATE_ABOVE:
+                # Never fewer than the rows this page has shown to exist.
+                total, qualifier = max(about(estimate), page.end_index + page.has_next), "about"
+        if total is None and hidden is not None and hidden_runs is None:
+            total, hidden_runs = counts((qs, None), (hidden, COUNT_LIMIT + 1))
+        if total is None:
+            total = page_total(qs, page)
+        if hidden_runs is None:
+            hidden_runs = _hidden_count(hidden)
+        return page, total, qualifier, hidden_runs
     keys = collect_keys(qs, COUNT_LIMIT)
     page, total, qualifier = _searched_page(qs, ordered, keys, number, per_page, seek)
     return page, total, qualifier, _hidden_count(hidden)
