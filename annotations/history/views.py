@@ -19,6 +19,7 @@ from annotations.access import can_see_all
 from annotations.history.filters import (
     active_filters,
     counts_from_index,
+    filter_bar_html,
     filter_fields,
     filter_sessions,
     with_page_defaults,
@@ -309,7 +310,7 @@ def history(request: HttpRequest) -> HttpResponse:
     show_usage = any(r.tokens for r in rows)
     newer_query, older_query = _pager_links(page, {**filters, **size_query}) if page else ("", "")
     context: dict[str, Any] = {
-        "fields": filter_fields(request.GET, show_user=sees_all),
+        "filter_bar": filter_bar_html(filter_fields(request.GET, show_user=sees_all), errors),
         "search": request.GET.get("q", ""),
         "errors": errors,
         "page": page,
