@@ -2,9 +2,11 @@
 
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hedit_site.settings")
+
+from hedit_site.handler import get_asgi_application
+
+# Pages: one trip from the loop to the request's thread and back (see OneThreadASGIHandler).
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -19,7 +19,8 @@ class OneThreadMiddleware:
     request. Each trip waits its turn on a loop that is also serving websockets, which under
     ``benchmarks/load.py`` made pages take a second. With this last in ``MIDDLEWARE`` every
     middleware above it is adapted to run synchronously, in the request's one thread, and only the
-    URL resolution and the view's call cross to the loop and back.
+    URL resolution and the view's call cross to the loop and back under Django's own handler; the
+    site's (:class:`hedit_site.handler.OneThreadASGIHandler`) keeps those in the thread too.
     """
 
     sync_capable = True

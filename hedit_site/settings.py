@@ -190,7 +190,8 @@ if REDIS_URL:
     # in one process ends the session in all; the default cache stays per process.
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-        "sessions": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+        # One connection pool per process (Django's own backend opens one per request under ASGI).
+        "sessions": {"BACKEND": "hedit_site.cache.SharedPoolRedisCache", "LOCATION": REDIS_URL,
                      "KEY_PREFIX": os.environ.get("HEDIT_CHANNEL_PREFIX", "hedit") + "-session"},
     }
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"

@@ -13,7 +13,7 @@ from annotations.access import can_see_all
 from annotations.errors import caught
 from annotations.exports.formats import FilterError, check_format, export_response, sessions_for_export
 from annotations.exports.forms import ExportForm
-from annotations.history.filters import filter_fields
+from annotations.history.filters import filter_bar_html, filter_fields
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +32,6 @@ def export(request: HttpRequest) -> HttpResponse:
             return export_response(request, fmt, qs)
         errors = bad.error.errors if isinstance(bad.error, FilterError) else {}
     context = {"form": form, "errors": errors, "search": request.GET.get("q", ""),
-               "fields": filter_fields(request.GET, show_user=can_see_all(request.user))}
+               "filter_bar": filter_bar_html(filter_fields(request.GET, show_user=can_see_all(request.user)), errors)}
     return render(request, "annotations/exports/export.html", context,
                   status=400 if form.is_bound and (errors or form.errors) else 200)

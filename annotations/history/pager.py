@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import connections, router
 from django.db.models import Model, Q, QuerySet
+from django.db.models.expressions import RawSQL
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class CheapPage:
     has_next: bool
     seen: int = 0  # keys found from the page's offset on (at most per_page + 1)
     reached_end: bool = False  # True when those were all there are: the total is known
+    counted: tuple[int, ...] | None = None  # cheap_page's *counting*, when it was read with the rows
 
     @property
     def has_previous(self) -> bool:
@@ -83,6 +85,16 @@ def paging(params: Any) -> tuple[int, int, dict[str, str]]:
     return number, per_page, errors
 
 
+def _count_sql(queries: Sequence[tuple[QuerySet[Any], int | None]], db: str) -> list[tuple[str, list[Any]]]:
+    """A scalar subquery counting each queryset (up to its limit, when it has one), with its parameters."""
+    found: list[tuple[str, list[Any]]] = []
+    for n, (qs, limit) in enumerate(queries):
+        keys = qs.order_by().values("pk")
+        sql, params = (keys[:limit] if limit is not None else keys).query.get_compiler(using=db).as_sql()
+        found.append((f"(SELECT COUNT(*) FROM ({sql}) AS counted_{n})", list(params)))
+    return found
+
+
 def counts(*queries: tuple[QuerySet[Any], int | None]) -> list[int]:
     """How many rows each queryset selects (at most its limit, when it has one), in one round trip.
 
@@ -91,15 +103,9 @@ def counts(*queries: tuple[QuerySet[Any], int | None]) -> list[int]:
     interpreter lock on the way back (benchmarks/README.md, "History under load").
     """
     db = queries[0][0].db
-    parts: list[str] = []
-    params: list[Any] = []
-    for n, (qs, limit) in enumerate(queries):
-        keys = qs.order_by().values("pk")
-        sql, found = (keys[:limit] if limit is not None else keys).query.get_compiler(using=db).as_sql()
-        parts.append(f"(SELECT COUNT(*) FROM ({sql}) AS counted_{n})")
-        params.extend(found)
+    parts = _count_sql(queries, db)
     with connections[db].cursor() as cursor:
-        cursor.execute("SELECT " + ", ".join(parts), params)
+        cursor.execute("SELECT " + ", ".join(sql for sql, _ in parts), [p for _, params in parts for p in params])
         return [int(n) for n in cursor.fetchone()]
 
 
@@ -235,7 +241,8 @@ def _offset_keys(qs: QuerySet[Any], offset: int, limit: int) -> list[Any]:
 
 def cheap_page(qs: QuerySet[Any], number: int, per_page: int = 50, *,
                shape: Callable[[QuerySet[Any]], QuerySet[Any]] | None = None, keys: list[Any] | None = None,
-               after: Cursor | None = None, before: Cursor | None = None) -> CheapPage:
+               after: Cursor | None = None, before: Cursor | None = None,
+               counting: Sequence[tuple[QuerySet[Any], int | None]] = ()) -> CheapPage:
     """One page of *qs* (ordered by ORDERING) in two steps: the page's keys, then its rows.
 
     The keys query carries the offset, so a deep page walks only the ordering index instead of
@@ -244,14 +251,21 @@ def cheap_page(qs: QuerySet[Any], number: int, per_page: int = 50, *,
     in one step (one trip to the database less).  *keys*: every key already in order
     (see collect_keys), so no keys query at all.  *after* / *before*: the page is the one that
     follows / precedes that row (a pager link's cursor), found from the index without an offset;
-    *number* then only labels it.
+    *number* then only labels it.  *counting*: querysets (and limits) to count as :func:`counts` does, in the
+    same trip as the first page's rows (``CheapPage.counted``; None on other pages, and on an empty first
+    page, which has no row to carry them).
     """
     offset = (number - 1) * per_page
     shape = shape or (lambda found: found)
     if offset == 0 and keys is None and after is None and before is None:
-        first = list(shape(qs)[:per_page + 1])
+        # The counts ride on every row as uncorrelated scalar subqueries: the database runs each once.
+        names = [f"_counted_{n}" for n in range(len(counting))]
+        rows = shape(qs).annotate(**{name: RawSQL(sql, params) for name, (sql, params)
+                                     in zip(names, _count_sql(counting, qs.db), strict=True)})
+        first = list(rows[:per_page + 1])
+        counted = tuple(int(getattr(first[0], name)) for name in names) if first and names else None
         return CheapPage(items=first[:per_page], number=number, per_page=per_page, has_next=len(first) > per_page,
-                         seen=len(first), reached_end=len(first) <= per_page)
+                         seen=len(first), reached_end=len(first) <= per_page, counted=counted)
     if keys is not None:
         window = keys[offset:offset + per_page + 1]
     elif after is not None:

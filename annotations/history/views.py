@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -10,7 +11,6 @@ from django.db.models import F, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
-from django.utils.html import escape
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
@@ -19,6 +19,7 @@ from annotations.access import can_see_all
 from annotations.history.filters import (
     active_filters,
     counts_from_index,
+    filter_bar_html,
     filter_fields,
     filter_sessions,
     with_page_defaults,
@@ -38,7 +39,7 @@ from annotations.history.pager import (
     paging,
     table_estimates,
 )
-from annotations.models import AnnotationSession
+from annotations.models import AnnotationSession, SessionStatus
 from annotations.selectors import visible_sessions
 
 # A search or an unindexed filter is counted up to this many matches; beyond, "more than" (see
@@ -55,10 +56,13 @@ ESTIMATE_ABOVE = 200_000
 # Nearer pages keep plain "?page=N" links (an OFFSET of 10,000 index entries costs about a millisecond).
 CURSOR_FROM = 10_000
 
-# What a row shows; long text columns that the table never displays stay in the database.
+# What a row shows; long text columns that the table never displays stay in the database. The owner's name
+# comes as a column of the row (_row_fields), not as a User object per row.
 ROW_FIELDS = ("id", "created_at", "description", "final_annotation", "status", "is_valid", "interrupted",
               "schema_version", "llm_call_count", "prompt_tokens", "completion_tokens", "cost_usd", "review_count",
-              "mean_rating", "user__username", "low_confidence")
+              "mean_rating", "user", "low_confidence")
+_STATUS_LABELS = dict(SessionStatus.choices)
+"""get_status_display's labels, looked up once: that method rebuilds its choices mapping on every call."""
 COMMAND_LINE = "command line"
 """The owner shown for a run with no user: one started by ``manage.py annotate`` or ``annotate_dataset``."""
 
@@ -98,7 +102,7 @@ class HistoryRow:
             created=created.strftime("%Y-%m-%d %H:%M"),
             description=_clip(s.description, 110) or "(image only)", annotation=_clip(s.final_annotation, 120),
             user=_owner(s), status=s.status,
-            status_label=s.get_status_display(),
+            status_label=_STATUS_LABELS.get(s.status, s.status),
             validity="" if s.is_valid is None else ("valid" if s.is_valid else "invalid"),
             schema_version=s.schema_version,
             tokens=f"{s.prompt_tokens + s.completion_tokens:,}" if s.llm_call_count else "",
@@ -108,7 +112,8 @@ class HistoryRow:
 
     def html(self, *, show_user: bool, show_usage: bool) -> str:
         """The table row, escaped, in one string: the template language costs ~0.1 ms per row for these
-        ten cells (a page of 200 rows spent most of its time there)."""
+        ten cells (a page of 200 rows spent most of its time there). The standard library's escape is Django's
+        without the wrapper that checks every argument for a lazy string (the cells are plain strings)."""
         e = escape
         hed = f'<span class="desc__hed">{e(self.annotation)}</span>' if self.annotation else ""
         user = f'\n      <td data-label="User">{e(self.user)}</td>' if show_user else ""
@@ -137,8 +142,8 @@ class HistoryRow:
 
 def _owner(s: AnnotationSession) -> str:
     """The run's user; for a run without one (the command line's), its dataset project's owner, if any."""
-    if s.user is not None:
-        return s.user.get_username()
+    if s.user_id is not None:
+        return s.owner_name  # type: ignore[attr-defined] # _row_fields' annotation
     return getattr(s, "project_owner", None) or COMMAND_LINE
 
 
@@ -150,13 +155,19 @@ _ESTIMATED_KINDS = {"levels": "dataset_level_id", "evaluations": "evaluation_bat
 """Filters of a kind of run (hide, show or only) an estimate covers, and the column that tells the kind."""
 
 
+def _may_estimate(params: Any, whole: bool) -> bool:
+    """The total may be the database's estimate (:func:`_estimated_total`): the user sees every run (*whole*) and
+    the page selects every run, or every run bar the dataset-level or evaluation ones."""
+    return whole and not set(active_filters(params)) - set(_ESTIMATED_KINDS)
+
+
 def _estimated_total(params: Any, whole: bool) -> int | None:
     """The database's estimate of the rows selected when that is every run the user sees and the user sees
     every run (*whole*), or every run bar the dataset-level or evaluation ones (each kind's share taken apart);
     None when it is anything else."""
-    active = active_filters(params)
-    if not whole or set(active) - set(_ESTIMATED_KINDS):
+    if not _may_estimate(params, whole):
         return None
+    active = active_filters(params)
     rows: int | None = None
     share = 1.0
     for name, column in _ESTIMATED_KINDS.items():
@@ -173,9 +184,10 @@ def _estimated_total(params: Any, whole: bool) -> int | None:
 
 
 def _row_fields(qs: QuerySet[AnnotationSession]) -> QuerySet[AnnotationSession]:
-    """*qs* loading what a row shows, with the project's owner for a run without a user."""
-    return (qs.select_related("user").only(*ROW_FIELDS)
-            .annotate(project_owner=F("dataset_level__column__task__project__user__username")))
+    """*qs* loading what a row shows: the owner's name, and the project's owner for a run without a user."""
+    return (qs.only(*ROW_FIELDS)
+            .annotate(owner_name=F("user__username"),
+                      project_owner=F("dataset_level__column__task__project__user__username")))
 
 
 def _hidden_count(hidden: QuerySet[AnnotationSession] | None) -> int | None:
@@ -189,25 +201,38 @@ def _page_and_total(qs: Any, params: Any, number: int, per_page: int, *, whole: 
     a broad search; "about", every run of a large history: the database's estimate), and how many runs of
     *hidden* (the dataset-level runs the page hides, counted from the indexes) there are.
 
-    Each trip to the database costs a page under load far more than the query itself, so a total that needs
-    a COUNT is taken in the same trip as the hidden runs' count (:func:`.pager.counts`).
+    Each trip to the database costs a page under load far more than the query itself: page 1 reads the counts
+    with its rows (``cheap_page(counting=...)``), and elsewhere a total that needs a COUNT is taken in the same
+    trip as the hidden runs' count (:func:`.pager.counts`).
     """
     ordered = qs.order_by(*ORDERING)
     # A link's cursor, used where the page would otherwise be found by OFFSET (page 1 needs none).
     seek = {"after": Cursor.parse(params.get("after")), "before": Cursor.parse(params.get("before"))} \
         if number > 1 else {}
     if counts_from_index(params):
-        page = cheap_page(ordered, number, per_page, shape=_row_fields, **seek)
-        if page.reached_end:
-            return page, page_total(qs, page), "", _hidden_count(hidden)
-        estimate = _estimated_total(params, whole)
-        if estimate is not None and estimate > ESTIMATE_ABOVE:
-            # Never fewer than the rows this page has shown to exist.
-            return page, max(about(estimate), page.end_index + page.has_next), "about", _hidden_count(hidden)
-        if hidden is None:
-            return page, page_total(qs, page), "", None
-        total, hidden_runs = counts((qs, None), (hidden, COUNT_LIMIT + 1))
-        return page, total, "", hidden_runs
+        # Page 1 reads the counts it needs with its rows, in one trip: the hidden runs, and the total unless the
+        # database's estimate may stand in for it (then a large history is not counted at all).
+        exact = not _may_estimate(params, whole)
+        counting = ([(qs, None)] if exact else []) + ([(hidden, COUNT_LIMIT + 1)] if hidden is not None else [])
+        page = cheap_page(ordered, number, per_page, shape=_row_fields, counting=counting, **seek)
+        counted = list(page.counted or ())
+        total = counted.pop(0) if counted and exact else None
+        hidden_runs = counted.pop(0) if counted else None
+        qualifier = ""
+        if total is None and page.reached_end:
+            total = page_total(qs, page)  # free: the page's own rows are all there are
+        if total is None:
+            estimate = _estimated_total(params, whole)
+            if estimate is not None and estimate > ESTIMATE_ABOVE:
+                # Never fewer than the rows this page has shown to exist.
+                total, qualifier = max(about(estimate), page.end_index + page.has_next), "about"
+        if total is None and hidden is not None and hidden_runs is None:
+            total, hidden_runs = counts((qs, None), (hidden, COUNT_LIMIT + 1))
+        if total is None:
+            total = page_total(qs, page)
+        if hidden_runs is None:
+            hidden_runs = _hidden_count(hidden)
+        return page, total, qualifier, hidden_runs
     keys = collect_keys(qs, COUNT_LIMIT)
     page, total, qualifier = _searched_page(qs, ordered, keys, number, per_page, seek)
     return page, total, qualifier, _hidden_count(hidden)
@@ -285,7 +310,7 @@ def history(request: HttpRequest) -> HttpResponse:
     show_usage = any(r.tokens for r in rows)
     newer_query, older_query = _pager_links(page, {**filters, **size_query}) if page else ("", "")
     context: dict[str, Any] = {
-        "fields": filter_fields(request.GET, show_user=sees_all),
+        "filter_bar": filter_bar_html(filter_fields(request.GET, show_user=sees_all), errors),
         "search": request.GET.get("q", ""),
         "errors": errors,
         "page": page,

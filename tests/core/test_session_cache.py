@@ -45,7 +45,7 @@ def test_scale_out_settings_keep_sessions_in_the_shared_cache(monkeypatch):
 def test_a_signed_in_page_reads_its_session_without_a_database_trip(client, user):
     _redis_or_skip()
     caches = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-              "sessions": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+              "sessions": {"BACKEND": "hedit_site.cache.SharedPoolRedisCache", "LOCATION": REDIS_URL,
                            "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}}
     with override_settings(CACHES=caches, SESSION_ENGINE="django.contrib.sessions.backends.cached_db",
                            SESSION_CACHE_ALIAS="sessions"):
@@ -55,3 +55,20 @@ def test_a_signed_in_page_reads_its_session_without_a_database_trip(client, user
         assert not [q for q in queries.captured_queries if "django_session" in q["sql"]], queries.captured_queries
         client.logout()
         assert client.get(reverse("annotations:history")).status_code == 302, "a logout ends the cached session too"
+
+
+def test_the_session_cache_shares_one_redis_pool_across_requests():
+    # Django makes a cache object per request under ASGI; each one's own pool meant a new Redis connection
+    # (five round trips) for every page's session read.
+    _redis_or_skip()
+    from hedit_site.cache import SharedPoolRedisCache
+
+    prefix = f"test-{uuid.uuid4().hex}"
+    one, two = (SharedPoolRedisCache(REDIS_URL, {"KEY_PREFIX": prefix}) for _ in range(2))
+    one.set("k", "v", 30)
+    assert two.get("k") == "v"
+    pool = one._cache.get_client().connection_pool
+    assert two._cache.get_client().connection_pool is pool
+    other = SharedPoolRedisCache(REDIS_URL.rsplit("/", 1)[0] + "/13", {"KEY_PREFIX": prefix})
+    assert other._cache.get_client().connection_pool is not pool, "another server or database: a pool of its own"
+    one.delete("k")

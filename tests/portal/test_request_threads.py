@@ -1,7 +1,8 @@
 """A page request crosses between the event loop and a thread a few times, not once per middleware.
 
 Under load each crossing waits its turn on a loop that also serves the websockets (see
-``hedit_site.middleware.OneThreadMiddleware``), so their number is what this guards.
+``hedit_site.handler.OneThreadASGIHandler`` and ``hedit_site.middleware.OneThreadMiddleware``), so their
+number is what this guards.
 """
 
 from __future__ import annotations
@@ -13,10 +14,15 @@ from channels.testing import HttpCommunicator
 from django.core.asgi import get_asgi_application
 from django.test import Client
 
+from hedit_site.handler import get_asgi_application as site_asgi_application
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# URL resolution, the request_started/finished signals, the view and the response's close.
+# Django's own handler: URL resolution, the request_started/finished signals, the view and the response's close.
 MAX_CROSSINGS = 6
+# The site's: the request_started signal, the whole request (middleware, URL resolution, view), the response's close.
+SITE_CROSSINGS = ["Signal.asend.<locals>.sync_send", "convert_exception_to_response.<locals>.inner",
+                  "HttpResponseBase.close"]
 
 
 @pytest.fixture
@@ -38,12 +44,33 @@ def _session_cookie(user) -> bytes:
     return f"sessionid={client.cookies['sessionid'].value}".encode()
 
 
-async def test_the_history_page_crosses_to_a_thread_a_few_times(user, crossings) -> None:
+async def _history_crossings(app, user, crossings: list[str]) -> list[str]:
     cookie = await sync_to_async(_session_cookie)(user)
-    app = get_asgi_application()
     crossings.clear()
     headers = [(b"host", b"testserver"), (b"cookie", cookie)]
-    response = await HttpCommunicator(app, "GET", "/sessions/", headers=headers).get_response(timeout=20)
+    communicator = HttpCommunicator(app, "GET", "/sessions/", headers=headers)
+    response = await communicator.get_response(timeout=20)
     assert response["status"] == 200
     assert b"per_page=" in response["body"]  # the history page itself (a missing login would redirect)
-    assert len(crossings) <= MAX_CROSSINGS, crossings
+    await communicator.wait(timeout=20)  # the response's close too
+    return list(crossings)
+
+
+async def test_the_history_page_crosses_to_a_thread_a_few_times(user, crossings) -> None:
+    seen = await _history_crossings(get_asgi_application(), user, crossings)
+    assert len(seen) <= MAX_CROSSINGS, seen
+
+
+async def test_the_site_handler_runs_the_whole_request_in_one_crossing(user, crossings) -> None:
+    seen = await _history_crossings(site_asgi_application(), user, crossings)
+    assert seen == SITE_CROSSINGS
+
+
+async def test_the_site_handler_answers_errors_and_redirects_as_django_does(user) -> None:
+    app = site_asgi_application()
+    anonymous = await HttpCommunicator(app, "GET", "/sessions/", headers=[(b"host", b"testserver")]).get_response(
+        timeout=20)
+    assert anonymous["status"] == 302  # login_required, through the synchronous path
+    missing = await HttpCommunicator(app, "GET", "/no-such-page/", headers=[(b"host", b"testserver")]).get_response(
+        timeout=20)
+    assert missing["status"] == 404
