@@ -196,7 +196,10 @@ class Composer(Wording):
             action: str | Group = Group(inner) if len(inner) > 1 else v.tag
             if subject is not None:
                 subject.used = True
-                groups.append(Group([subject.content(), action]))
+                acted: str | Group = Group([subject.content(), action])
+                # "The car moves into the lane": a vehicle's motion is its driver's act, who operates it.
+                driven = self.vocab.is_under(subject.tag, "Vehicle") and self.vocab.is_under(v.tag, "Move")
+                groups.append(Group(["Operate", acted]) if driven else acted)
             else:
                 groups.append(action)
         return groups

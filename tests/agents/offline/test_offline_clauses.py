@@ -146,3 +146,8 @@ class TestAPersonActing:
     ])
     def test_a_judgement_or_the_noun_is_no_act(self, description: str) -> None:
         assert "Agent-action" not in tags(description)
+
+    def test_a_vehicle_that_moves_is_operated_by_its_driver(self) -> None:
+        assert {"Agent-action", "Operate", "Move"} <= set(tags("The bicycle moves forward."))
+        assert "Operate" not in tags("A ball rolls across the screen.")  # a thing moving is seen, not driven
+        assert "Operate" not in tags("The participant moves the cursor.")
