@@ -74,8 +74,11 @@ class Definitions:
         return name
 
     def entry(self) -> dict[str, object]:
+        """The sidecar's definitions entry, by name: the same dataset gives the same file, byte for byte,
+        whatever order the passes found the definitions in."""
         return {"Description": "Definitions of the task's conditions and of things that last (composed).",
-                "HED": {name.lower(): text for name, text in self.strings.items()}}
+                "HED": {name.lower(): text for name, text in sorted(self.strings.items(),
+                                                                    key=lambda item: item[0].lower())}}
 
 
 def def_name(text_words: list[str], limit: int = 6) -> str:
