@@ -73,7 +73,7 @@ def test_the_level_the_factors_describe_is_the_stimulus_whatever_it_marks(tmp_pa
 
 def test_no_onsets_when_a_display_follows_different_displays(tmp_path):
     # The first trial starts with a dot after nothing, later dots follow a blank: no one order to write.
-    rows = [row for row in ROWS if row[1] not in ("intro", "blank")][:1] + ROWS[2:]
+    rows = ROWS[2:]  # (this once wrote the first dot twice at one onset: the data's fault, refused as such)
     sidecar, _, (errors, checks, _) = _compose(_events(rows), tmp_path)
     assert errors == [] and checks == []
     assert not any("Onset" in hed for hed in sidecar["event_type"]["HED"].values())
