@@ -11,6 +11,10 @@ SQLite database migrated beforehand; (b) ``hedpy validate bids-dataset FOLDER`` 
 copied to the folder's root, so both validate the same HED. Prints wall time, peak RSS (``/usr/bin/time -v``
 when present, else ``ru_maxrss`` of the children) and error counts of each, and their ratio. Exits 1 when
 the ratio at the largest size is above 0.5 (issue 20) or the error counts differ. See benchmarks/README.md.
+
+Each round's ratio goes into the table of rounds in benchmarks/dataset_scale.md (with the load it was measured
+at: the two commands run one after the other, so compare only figures of one run), beside the profile of the
+job's top functions before and after that round's change.
 """
 
 from __future__ import annotations

@@ -94,22 +94,27 @@ def _repeats(forms: Forms, templates: Mapping[str, str], order: list[str], group
     """Items each level repeats from an earlier column of the same event; levels that occur twice at one onset."""
     drops: dict[tuple[str, str], set[str]] = {}
     twice: set[tuple[str, str]] = set()
+    # A template or a level gives every row it is on the same items: their keys are computed once per call
+    # here, not once per row.
+    template_keys = {column: [repeat_key(item) for item in top_level_items(text)]
+                     for column, text in templates.items()}
+    form_keys = {source: [repeat_key(item) for item in items] for source, items in forms.items()}
     for rows in grouped:
         seen: dict[str, tuple[str, str | None]] = {}  # item -> the (column, level) that gave it first
         for row in rows:
             for column in order:
-                if column in templates:
-                    for item in top_level_items(templates[column]):
-                        seen.setdefault(repeat_key(item), (column, None))
+                if column in template_keys:
+                    for key in template_keys[column]:
+                        seen.setdefault(key, (column, None))
                     continue
                 level = row.get(column)
                 if level is None or (column, level) not in forms:
                     continue
                 if any(r is not row and r.get(column) == level for r in rows):
                     twice.add((column, level))
-                for item in forms[(column, level)]:
-                    if seen.setdefault(repeat_key(item), (column, level)) != (column, level):
-                        drops.setdefault((column, level), set()).add(repeat_key(item))
+                for key in form_keys[(column, level)]:
+                    if seen.setdefault(key, (column, level)) != (column, level):
+                        drops.setdefault((column, level), set()).add(key)
     return drops, twice
 
 

@@ -47,14 +47,33 @@ def split_delay_tags(series: pd.Series | None, hed_schema: Any, onsets: pd.Serie
             added.append({"HED": str(group), "onset": delay + float(onsets[i]), "original_index": i})
         delay_string.remove(to_remove)
         remaining[i] = str(delay_string)
-    for i, text in remaining.items():
-        split_df.at[i, "HED"] = text
+    if remaining:  # one assignment, not one ``.at`` per delayed row
+        split_df.loc[list(remaining), "HED"] = list(remaining.values())
     if added:
         start = split_df.index.max() + 1
         extra = pd.DataFrame(added, index=range(start, start + len(added)), columns=["HED", "onset", "original_index"])
         split_df = pd.concat([split_df, extra[split_df.columns]])
     split_df = df_util.sort_dataframe_by_onsets(split_df).reset_index(drop=True)
-    return df_util.filter_series_by_onset(split_df, split_df.onset)
+    return filter_by_onset(split_df)
+
+
+def filter_by_onset(frame: pd.DataFrame) -> pd.DataFrame:
+    """``df_util.filter_series_by_onset(frame, frame.onset)`` with the joined HED gathered in a list.
+
+    hedtools writes each event's joined HED with ``Series.iloc[...] = ...`` and reads each row with
+    ``.iloc[i]`` (a third of the Delay split's time); here the same strings are joined from a plain list and
+    the column is built once. The groups are hedtools' own (``_indexed_dict_from_onsets``), so the frame is
+    equal to its own (tests compare them)."""
+    groups = df_util._indexed_dict_from_onsets(pd.to_numeric(frame.onset, errors="coerce"))
+    column = frame["HED"]
+    values = column.tolist()
+    joined = [""] * len(values)
+    for indices in groups.values():
+        if indices:
+            joined[indices[0]] = ",".join([str(values[i]) for i in indices])
+    result = frame.copy()
+    result["HED"] = pd.Series(joined, dtype=column.dtype)
+    return result
 
 
 def install() -> None:

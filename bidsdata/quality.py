@@ -147,12 +147,37 @@ def _refusal(exc: Exception) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
-def _checked(schema: Any, tab: Any, name: str) -> tuple[dict[int, list[RowIssue]], str | None]:
-    """EventsChecker's issues by row index (``ec_line``), or why hedtools could not check the file."""
-    from hed.tools.analysis.event_checker import EventsChecker
+def _manager(schema: Any, tab: Any) -> Any:
+    """hedtools' ``EventManager`` of one parsed events file: its rows assembled, Delay split and parsed once.
 
+    ``EventsChecker`` and ``HedTypeManager`` each built their own from the same file; both only read it (each
+    unfolds the context into new HED strings, and a Def is replaced by a copy of its definition), so one
+    manager per file gives both the answers their own would."""
+    from hed.tools.analysis.event_manager import EventManager
+
+    return EventManager(tab, schema)
+
+
+def _events_checker(schema: Any, manager: Any, name: str) -> Any:
+    """hedtools' ``EventsChecker`` of *manager*'s file, set up as its ``_initialize`` does from that manager
+    instead of a manager of its own."""
+    from hed.tools.analysis.event_checker import EventsChecker
+    from hed.tools.analysis.hed_tag_manager import HedTagManager
+
+    checker = EventsChecker.__new__(EventsChecker)
+    checker._schema, checker.input_data, checker.name = schema, manager.input_data, name
+    tags = HedTagManager(manager, remove_types=EventsChecker.REMOVE_TYPES)
+    checker.hed_objs = tags.get_hed_objs(include_context=False, replace_defs=True)
+    checker.onsets, checker.original_index = manager.onsets, manager.original_index
+    return checker
+
+
+def _checked(schema: Any, tab: Any, name: str, manager: Any = None) -> tuple[dict[int, list[RowIssue]], str | None]:
+    """EventsChecker's issues by row index (``ec_line``), or why hedtools could not check the file; *manager*:
+    the file's ``EventManager`` when the caller built it (:func:`_manager`), else one is built here."""
     try:
-        found = EventsChecker(schema, tab, name).validate_event_tags()
+        found = _events_checker(schema, _manager(schema, tab) if manager is None else manager,
+                                name).validate_event_tags()
     except Exception as exc:  # hedtools refuses the file (onsets not in order, unmatched offsets)
         logger.info("events checker cannot check %s: %s", name, exc)
         return {}, _refusal(exc)
@@ -342,7 +367,6 @@ def quality(sidecar: dict[str, Any], events: Mapping[str, str], version: str | l
             max_files: int = MAX_FILES, max_rows: int = MAX_ROWS) -> Quality:
     """The referee's figures for *sidecar* over every row of the first *events* files (at most *max_files*,
     none more once *max_rows* rows are in)."""
-    from hed.tools.analysis.event_manager import EventManager
     from hed.tools.analysis.hed_type_manager import HedTypeManager
 
     delays.install()
@@ -365,20 +389,29 @@ def quality(sidecar: dict[str, Any], events: Mapping[str, str], version: str | l
             try:
                 tab = _tabular(events[path], side, path)
                 file_defs = tab.get_def_dict(schema)
-                tags = [_row_tags(s, schema, file_defs) for s in tab.series_a]
+                # Rows of one kind assemble to one string: each distinct string of the file is parsed once.
+                parsed: dict[Any, set[str]] = {}
+                tags = [parsed[s] if s in parsed else parsed.setdefault(s, _row_tags(s, schema, file_defs))
+                        for s in tab.series_a]
             except Exception as exc:  # as the referee: a file it cannot assemble has no rows
                 logger.info("cannot assemble %s: %s", path, exc)
                 result.unchecked.append(path)
                 continue
             result.rows += len(tags)
             result.rows_hed += sum(1 for t in tags if t)
-            issues, refused = _checked(schema, tab, path)
+            try:
+                manager = _manager(schema, tab)  # the checker's and the condition variables' (one per file)
+            except Exception as exc:  # hedtools refuses the file (onsets not in order, unmatched offsets)
+                logger.info("events checker cannot check %s: %s", path, exc)
+                result.unchecked.append(path)
+                continue
+            issues, refused = _checked(schema, tab, path, manager)
             if refused is not None:
                 result.unchecked.append(path)
                 continue
             result.rows_ok += sum(1 for i, t in enumerate(tags) if t and i not in issues)
             try:
-                types = HedTypeManager(EventManager(tab, schema))
+                types = HedTypeManager(manager)
                 types.add_type("Condition-variable")
                 found = types.get_type("condition-variable")
                 factors.update(found.get_type_value_names() if found is not None else [])

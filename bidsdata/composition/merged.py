@@ -79,11 +79,16 @@ def _items(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((item, repeat_key(item)) for item in top_level_items(text))
 
 
+def _texts(given: Any) -> list[Any]:
+    """A column's HED strings: its levels' or its template."""
+    return list(given.values()) if isinstance(given, Mapping) else [given]
+
+
 def _referenced(annotations: LevelAnnotations) -> set[str]:
     """Columns some HED references as ``{column}``: hedtools puts them only where they are referenced."""
     found: set[str] = set()
     for given in annotations.values():
-        for text in given.values() if isinstance(given, Mapping) else [given]:
+        for text in _texts(given):
             found.update(_REF.findall(str(text)))
     return found
 
@@ -97,6 +102,10 @@ def repeats(annotations: LevelAnnotations, events: Mapping[str, str],
     """Every item a row at a shared onset repeats from the event's earlier rows (or its own earlier columns)."""
     referenced = _referenced(annotations)
     top = [c for c in (order or list(annotations)) if c in annotations and c not in referenced]
+    # A column whose HED references no other column says the same on every row with the same cell: its HED
+    # is filled in once per (column, cell), not once per row.
+    plain = {c for c in top if not any("{" in str(t) for t in _texts(annotations[c]))}
+    said: dict[tuple[str, str | None], str | None] = {}
     for path, text in events.items():
         records = tsv.read(text)
         index = {id(row): n for n, row in enumerate(records)}
@@ -107,7 +116,14 @@ def repeats(annotations: LevelAnnotations, events: Mapping[str, str],
             for row in rows:
                 at = index[id(row)]
                 for column in top:
-                    if (text_ := _hed(annotations, column, row)) is None:
+                    cell = row.get(column)
+                    if column in plain and "{" not in str(cell):
+                        if (column, cell) not in said:
+                            said[(column, cell)] = _hed(annotations, column, row)
+                        text_ = said[(column, cell)]
+                    else:
+                        text_ = _hed(annotations, column, row)
+                    if text_ is None:
                         continue
                     source = _source(annotations, column, row)
                     for _, key in _items(text_):

@@ -67,3 +67,15 @@ def test_validating_events_with_delays_reports_what_hedtools_reports(monkeypatch
     monkeypatch.setattr(delays.df_util, "split_delay_tags", delays.original())
     theirs = validate_sidecar(sidecar, events, "8.3.0", include_warnings=True)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("onsets", [
+    [1.0, 1.0, 2.0, 2.0000000001, 3.0],  # shared onsets, one within hedtools' tolerance
+    [1.0, float("nan"), 1.0, 2.0, float("nan")],  # rows without an onset between rows of one onset
+    [2.0, 1.0, 2.0, 1.0],  # one onset twice, not in a row (hedtools joins them all)
+])
+def test_the_rows_at_one_onset_are_joined_as_hedtools_joins_them(onsets):
+    frame = pd.DataFrame({"onset": onsets, "HED": [f"Item-{i}" if i != 2 else "" for i in range(len(onsets))],
+                          "original_index": range(len(onsets))})
+    expected = delays.df_util.filter_series_by_onset(frame.copy(), frame.onset)
+    pd.testing.assert_frame_equal(delays.filter_by_onset(frame.copy()), expected)

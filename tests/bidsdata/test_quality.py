@@ -115,6 +115,24 @@ def test_hedtools_reads_each_events_text_once(monkeypatch):
     assert len(row_preview(SIDECAR, files, "8.4.0", limit=3)) == 3 and made == ["a_task-x_events.tsv"]
 
 
+def test_the_checker_and_the_condition_variables_share_one_event_manager_per_file(monkeypatch):
+    """Each file's rows are split and parsed into events once, for EventsChecker and HedTypeManager both."""
+    from hed.tools.analysis import event_manager
+
+    made: list[str] = []
+
+    class Counted(event_manager.EventManager):
+        def __init__(self, input_data, *args, **kwargs):
+            made.append(input_data.name)
+            super().__init__(input_data, *args, **kwargs)
+
+    monkeypatch.setattr(event_manager, "EventManager", Counted)
+    files = {"a_task-x_events.tsv": EVENTS, "b_task-x_events.tsv": EVENTS.replace("\tb\t", "\tn/a\t")}
+    found = quality(SIDECAR, files, "8.4.0")
+    assert made == sorted(files)
+    assert (found.rows, found.rows_ok, found.factors) == (14, 8, ["colour"])
+
+
 def test_a_shared_parse_still_orders_a_file_whose_onsets_have_hed():
     # Assembling types a categorical column as pandas categories: a checker reading the onsets after it must
     # still find them in order.
