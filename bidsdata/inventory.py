@@ -102,6 +102,7 @@ class EventsFileNote:
 
     path: str
     message: str
+    code: str = "EVENTS_NOT_TIMED"  # the kind: rows without onsets, EVENTS_REPEATED, SIDECAR_KEY_SET_ASIDE
 
 
 @dataclass
@@ -203,7 +204,7 @@ def _task_sidecar(files: DatasetFiles, task: str, *,
         return name, {}, []
     content, aside = set_aside(files.json(chosen))
     content = check_sidecar(content, chosen, hed=hed)
-    return name, content, [EventsFileNote(chosen, note) for note in aside]
+    return name, content, [EventsFileNote(chosen, note, code="SIDECAR_KEY_SET_ASIDE") for note in aside]
 
 
 def _declared_levels(name: str, entry: dict[str, Any], hed: object, limits: UploadLimits, path: str | None) -> int:
@@ -352,7 +353,8 @@ def _repeated_note(path: str, scan: TableScan) -> EventsFileNote | None:
     return EventsFileNote(path, f"{scan.repeated_rows:,} row(s) repeat another row of their event in every column "
                                 f"(the first at onset {scan.first_repeat}): hedtools refuses an event that says "
                                 "the same thing twice, whatever the sidecar, so those events fail validation; "
-                                "their levels are annotated all the same. Remove the repeated rows to fix it")
+                                "their levels are annotated all the same. Remove the repeated rows to fix it",
+                          code="EVENTS_REPEATED")
 
 
 def _task_context(files: DatasetFiles, task: str) -> TaskContext:

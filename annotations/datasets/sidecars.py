@@ -75,8 +75,9 @@ class TaskSidecar:
                          "message": "the levels' own HED is used as annotated where the composed HED failed "
                                     f"validation: composing them gave {self.composition.fallback}"})
         for note in self.task.notes or []:  # an events file read with a remark (no onsets, ...)
-            rows.append({"code": "EVENTS_NOT_TIMED", "severity": "warning", "column": None, "level": None,
-                         "source": note.get("path"), "row": None, "message": note.get("message", ""), "state": None})
+            rows.append({"code": note.get("code", "EVENTS_NOT_TIMED"), "severity": "warning", "column": None,
+                         "level": None, "source": note.get("path"), "row": None,
+                         "message": note.get("message", ""), "state": None})
         why = {(n.column, n.level): n.reason for n in self.dropped if not n.redundant and n.reason}
         for missing in self.missing:
             state = self.state_of(missing.column, missing.level)

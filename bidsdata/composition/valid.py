@@ -235,11 +235,20 @@ starts), and undoing the span would cost every other event its meaning. Refused 
 what the data contradicts, and the levels become events of their own (:func:`_untimed`)."""
 
 
+def data_faults(events: Mapping[str, str]) -> set[Line]:
+    """(path, line) of the rows of events that hold one row twice, when they are a glitch: at most
+    :data:`GLITCH_SHARE` of the task's rows. hedtools refuses such an event whatever the sidecar says; a
+    level repeated that often is the data's way, and the floor leaves it out as before."""
+    faulty = {(path, line) for path, text in events.items() for line in tsv.repeated_event_lines(text)}
+    rows = sum(len(tsv.read(text)) for text in events.values()) if faulty else 0
+    return faulty if len(faulty) <= GLITCH_SHARE * rows else set()
+
+
 def _the_sidecars(errors: Callable[[Composition], list[SidecarIssue]], events: Mapping[str, str],
                   ) -> Callable[[Composition], list[SidecarIssue]]:
-    """*errors* without those at events that hold one row twice: hedtools refuses such an event whatever the
-    sidecar says, so no level is left out (and no span undone) for them; validation still reports them."""
-    faulty = {(path, line) for path, text in events.items() for line in tsv.repeated_event_lines(text)}
+    """*errors* without those at :func:`data_faults`: no level is left out (and no span undone) for them;
+    validation still reports them, and the inventory names the repeated rows to the lab."""
+    faulty = data_faults(events)
     if faulty:
         logger.info("%d events rows repeat a row of their event: the data's fault, not the sidecar's", len(faulty))
     return _excusing(errors, faulty)

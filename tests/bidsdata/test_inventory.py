@@ -221,5 +221,6 @@ def test_a_row_written_twice_at_one_onset_is_noted_in_plain_words() -> None:
     assert [n.message.split(" (")[0] for n in task.notes] == ["1 row(s) repeat another row of their event in "
                                                               "every column"]
     assert "onset 2.0" in task.notes[0].message and "Remove the repeated rows" in task.notes[0].message
+    assert task.notes[0].code == "EVENTS_REPEATED"
     alone = "onset\tduration\tcue\n1.0\tn/a\tleft\n1.0\tn/a\tright\n2.0\tn/a\tleft\n"  # one onset, rows differ
     assert not build_inventory(read_uploads([("sub-01_task-a_events.tsv", alone.encode())])).tasks[0].notes
