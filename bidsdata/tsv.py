@@ -9,12 +9,13 @@ without copying it, so memory stays near the size of the text itself whatever th
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import math
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -254,15 +255,11 @@ def onset_groups(onsets: Sequence[str | None]) -> list[list[int]]:
     return list(groups.values())
 
 
-def by_onset(rows_: Sequence[dict[str, str]]) -> list[list[dict[str, str]]]:
-    """The rows hedtools merges into one event (:func:`onset_groups`), each group in file order, a row equal
-    in every column to an earlier row of its event read once.
-
-    Such a row is the same event written twice (a recording that dumps its codes again): no sidecar can make
-    that event valid (hedtools refuses any HED said twice in one event), so what a level means is decided on
-    the events as they were, and the repeat is the data's fault (:func:`repeated_event_lines`)."""
-    groups = onset_groups([row.get("onset") for row in rows_])
-    return [_once([rows_[i] for i in group]) if len(group) > 1 else [rows_[group[0]]] for group in groups]
+def by_onset(rows_: Sequence[dict[str, str]], *, once: bool = False) -> list[list[dict[str, str]]]:
+    """The rows hedtools merges into one event (:func:`onset_groups`), each group in file order; with *once*, a
+    row equal in every column to an earlier row of its event read once (see :func:`glitch_lines`)."""
+    groups = [[rows_[i] for i in group] for group in onset_groups([row.get("onset") for row in rows_])]
+    return [_once(group) if once and len(group) > 1 else group for group in groups]
 
 
 def _once(group: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -276,12 +273,30 @@ def _once(group: list[dict[str, str]]) -> list[dict[str, str]]:
     return kept
 
 
-def repeated_event_lines(text: str) -> list[int]:
+GLITCH_SHARE = 0.01
+"""The share of a task's rows at or under which what hedtools refuses in the events' own timing is the
+recording's glitch, not the data's way: rows written twice at one onset (:func:`glitch_lines`), a start dumped
+with its end at one instant (``composition.valid``). The levels keep their meaning there; above it, the data
+means it, and the floor leaves such levels out as hedtools asks."""
+
+
+def glitch_lines(events: Mapping[str, str]) -> set[tuple[str, int]]:
+    """(path, file line) of every row of an event that holds one row twice, when such rows are at most
+    :data:`GLITCH_SHARE` of the task's rows: one event written twice (a recording that dumps its codes again).
+    No sidecar can make that event valid (hedtools refuses any HED said twice in one event), so what a level
+    means is decided on the events as they were (:func:`by_onset` with ``once``). Empty when more are."""
+    faulty = {(path, line) for path, text in events.items() for line in repeated_event_lines(text)}
+    rows_ = sum(len(read(text)) for text in events.values()) if faulty else 0
+    return faulty if len(faulty) <= GLITCH_SHARE * rows_ else set()
+
+
+@functools.lru_cache(maxsize=32)  # asked by every pass of one pipeline call over the same texts
+def repeated_event_lines(text: str) -> tuple[int, ...]:
     """The file lines (the header being line 1, as hedtools counts them) of every row of an event that holds
     one row twice (see :func:`by_onset`): hedtools refuses such an event whatever the sidecar says."""
     rows_ = read(text)
-    return [index + 2 for group in onset_groups([row.get("onset") for row in rows_]) if len(group) > 1
-            and len(_once([rows_[i] for i in group])) < len(group) for index in group]
+    return tuple(index + 2 for group in onset_groups([row.get("onset") for row in rows_]) if len(group) > 1
+            and len(_once([rows_[i] for i in group])) < len(group) for index in group)
 
 
 def scan(text: str, path: str, limits: UploadLimits, *, rows_so_far: int = 0) -> TableScan:

@@ -106,10 +106,11 @@ def repeats(annotations: LevelAnnotations, events: Mapping[str, str],
     # is filled in once per (column, cell), not once per row.
     plain = {c for c in top if not any("{" in str(t) for t in _texts(annotations[c]))}
     said: dict[tuple[str, str | None], str | None] = {}
+    once = bool(tsv.glitch_lines(events))  # a row written twice at one onset, rarely: the data's, read once
     for path, text in events.items():
         records = tsv.read(text)
         index = {id(row): n for n, row in enumerate(records)}
-        for rows in tsv.by_onset(records):
+        for rows in tsv.by_onset(records, once=once):
             if len(rows) < 2:
                 continue
             first: dict[str, tuple[int, Source]] = {}

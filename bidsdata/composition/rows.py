@@ -19,9 +19,11 @@ class EventRows:
 
     files: dict[str, Sequence[dict[str, str]]] = field(default_factory=dict)
 
+    once: bool = False  # a row written twice at one onset, rarely (:func:`.tsv.glitch_lines`): read once
+
     @classmethod
     def read(cls, events: Mapping[str, str]) -> EventRows:
-        return cls({path: tsv.read(text) for path, text in events.items()})
+        return cls({path: tsv.read(text) for path, text in events.items()}, bool(tsv.glitch_lines(events)))
 
     def all(self) -> Iterator[dict[str, str]]:
         for rows in self.files.values():
@@ -30,7 +32,7 @@ class EventRows:
     def by_onset(self) -> Iterator[list[dict[str, str]]]:
         """The rows hedtools merges into one event: those of one file with the same onset."""
         for rows in self.files.values():
-            yield from tsv.by_onset(rows)
+            yield from tsv.by_onset(rows, once=self.once)
 
     def run_length(self, column: str) -> float:
         """Mean length of the runs of one value in *column* (n/a skipped): long runs mean a condition."""

@@ -228,7 +228,7 @@ def keep_the_floor(task: TaskInventory, composition: Repaired, plain: Compositio
 
 Line = tuple[str, int | None]
 
-GLITCH_SHARE = 0.01
+GLITCH_SHARE = tsv.GLITCH_SHARE
 """A span whose timing hedtools refuses on at most this share of its levels' rows stays a span: a start and
 its end at one instant once in hundreds of events is the recording's glitch (codes dumped together when it
 starts), and undoing the span would cost every other event its meaning. Refused more often, the pairing is
@@ -236,12 +236,8 @@ what the data contradicts, and the levels become events of their own (:func:`_un
 
 
 def data_faults(events: Mapping[str, str]) -> set[Line]:
-    """(path, line) of the rows of events that hold one row twice, when they are a glitch: at most
-    :data:`GLITCH_SHARE` of the task's rows. hedtools refuses such an event whatever the sidecar says; a
-    level repeated that often is the data's way, and the floor leaves it out as before."""
-    faulty = {(path, line) for path, text in events.items() for line in tsv.repeated_event_lines(text)}
-    rows = sum(len(tsv.read(text)) for text in events.values()) if faulty else 0
-    return faulty if len(faulty) <= GLITCH_SHARE * rows else set()
+    """The events rows hedtools refuses whatever the sidecar says (:func:`.tsv.glitch_lines`)."""
+    return set(tsv.glitch_lines(events))
 
 
 def _the_sidecars(errors: Callable[[Composition], list[SidecarIssue]], events: Mapping[str, str],

@@ -42,7 +42,7 @@ def test_a_text_over_the_budget_is_not_kept(monkeypatch):
 def test_an_event_reads_each_distinct_row_once_and_its_repeats_are_named(cells) -> None:
     cells = sorted(cells, key=lambda c: c[0])
     text = "onset\tcode\n" + "".join(f"{onset}.0\t{code}\n" for onset, code in cells)
-    events = tsv.by_onset(tsv.read(text))
+    events = tsv.by_onset(tsv.read(text), once=True)
     onsets = dict.fromkeys(o for o, _ in cells)
     assert [[(float(r["onset"]), r["code"]) for r in ev] for ev in events] == [
         list(dict.fromkeys((float(o), c) for o, c in cells if o == onset)) for onset in onsets]
