@@ -68,4 +68,8 @@ def test_a_dataset_job_survives_its_worker_killed(tmp_path: Path) -> None:
         poll("the job's last step", lambda: c.rows(jobs_sql)[-1][0] != "RUNNING", timeout=90)
         jobs = c.rows(jobs_sql)
         assert [j[0] for j in jobs] == ["FAILED", "SUCCESSFUL"]  # the dead worker's job closed, its successor ran
+        # On a loaded machine the job can end while a sidecar it asked for is still being stored (a run the sweep
+        # handed on changed a digest): the project reads "validating" until the background task stored it.
+        poll("the project to settle", lambda: c.rows("SELECT status FROM annotations_datasetproject")[0][0] == "done",
+             timeout=90)
         c.manage("shell", "-c", SETTLED)
