@@ -352,8 +352,9 @@ def _repeated_note(path: str, scan: TableScan) -> EventsFileNote | None:
         return None
     return EventsFileNote(path, f"{scan.repeated_rows:,} row(s) repeat another row of their event in every column "
                                 f"(the first at onset {scan.first_repeat}): hedtools refuses an event that says "
-                                "the same thing twice, whatever the sidecar, so those events fail validation; "
-                                "their levels are annotated all the same. Remove the repeated rows to fix it",
+                                "the same thing twice, whatever the sidecar, so those events fail validation "
+                                "(where such rows are few, their levels are annotated all the same). Remove the "
+                                "repeated rows to fix it",
                           code="EVENTS_REPEATED")
 
 
